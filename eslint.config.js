@@ -1,0 +1,38 @@
+// @ts-check
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  {ignores: ['dist/**', 'node_modules/**', 'src/iri/gen/**']},
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {projectService: {allowDefaultProject: ['*.js', 'bin/*.js', 'test/*.cjs']}, tsconfigRootDir: import.meta.dirname},
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', {argsIgnorePattern: '^_', varsIgnorePattern: '^_'}],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      // Tests use chai's property assertions (expect(x).to.be.true).
+      '@typescript-eslint/no-unused-expressions': 'off',
+    },
+  },
+  {
+    // src/core is the engine: no I/O libraries, no ambient time.
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {patterns: [
+        {group: ['@kubernetes/*', 'nice-grpc*', '@grpc/*', 'pino*', 'prom-client', 'node:fs*', 'node:net', 'node:http*', 'node:child_process', '../kube/*', '../iri/*', '../observe/*', '../commands/*'], message: 'src/core is free of I/O: add a port and implement it at the edge.'},
+      ]}],
+      'no-restricted-globals': ['error', {name: 'setTimeout', message: 'Use the Clock port.'}, {name: 'setInterval', message: 'Use the Clock port.'}],
+      'no-restricted-properties': ['error', {object: 'Date', property: 'now', message: 'Use the Clock port.'}],
+    },
+  },
+  {files: ['**/*.cjs'], ...tseslint.configs.disableTypeChecked},
+  {
+    files: ['**/*.cjs'],
+    languageOptions: {sourceType: 'commonjs', globals: {require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly'}},
+    rules: {'@typescript-eslint/no-require-imports': 'off'},
+  },
+)

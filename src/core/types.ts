@@ -1,0 +1,72 @@
+/**
+ * The shapes of the objects ironpool reads and writes, in one place. They mirror deploy/crds (pools)
+ * and coordination.k8s.io/v1 (Leases) but carry no client library types, so src/core stays I/O-free.
+ */
+
+export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const
+export type ConditionStatus = (typeof CONDITION_STATUSES)[number]
+
+/** A pool condition, fields in the JSON order IronCore uses. Times are RFC 3339 strings. */
+export interface PoolCondition {
+  type: string
+  status: ConditionStatus
+  reason: string
+  message: string
+  /** Omitted when 0. */
+  observedGeneration?: number
+  lastUpdateTime?: string
+  lastTransitionTime?: string
+}
+
+export interface Taint {
+  key: string
+  value?: string
+  effect: string
+}
+
+export interface PoolSpec {
+  providerID?: string
+  taints?: Taint[]
+}
+
+/** The status of any pool kind; kind-specific fields other than conditions pass through untouched. */
+export interface PoolStatus {
+  state?: string
+  conditions?: PoolCondition[]
+  [field: string]: unknown
+}
+
+export interface ObjectMeta {
+  name: string
+  uid?: string
+  resourceVersion?: string
+  generation?: number
+  creationTimestamp?: string
+  labels?: Record<string, string>
+  annotations?: Record<string, string>
+}
+
+/** A MachinePool, VolumePool or BucketPool. */
+export interface Pool {
+  apiVersion: string
+  kind: string
+  metadata: ObjectMeta
+  spec?: PoolSpec
+  status?: PoolStatus
+}
+
+/** The spec of a coordination.k8s.io/v1 Lease; MicroTime fields are strings with six fractional digits. */
+export interface LeaseSpec {
+  holderIdentity?: string
+  leaseDurationSeconds?: number
+  acquireTime?: string
+  renewTime?: string
+  leaseTransitions?: number
+}
+
+export interface Lease {
+  name: string
+  namespace: string
+  resourceVersion?: string
+  spec: LeaseSpec
+}

@@ -1,0 +1,2 @@
+/** Root hooks for the whole mocha run. */
+export const mochaHooks = {}
