@@ -1,0 +1,106 @@
+/**
+ * The control plane's certificates: one CA that signs the API server's serving certificate and every
+ * client identity (admin, poollets, test users), the way a kubeadm cluster does. ECDSA P-256 keeps
+ * key generation in milliseconds.
+ */
+import 'reflect-metadata' // @peculiar/x509's dependency injection needs the Reflect polyfill loaded first
+import * as x509 from '@peculiar/x509'
+import {randomBytes, webcrypto} from 'node:crypto'
+
+// Node's WebCrypto is the standard Crypto; the DOM lib types are not loaded in this project.
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0])
+
+const ALGORITHM = {name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256'}
+const VALIDITY_MS = 7 * 24 * 3600 * 1000
+
+export interface KeyPairPem {
+  certPem: string
+  keyPem: string
+}
+
+export interface CertificateAuthority extends KeyPairPem {
+  /** Issues a certificate signed by this CA. */
+  issue(request: IssueRequest): Promise<KeyPairPem>
+}
+
+export interface IssueRequest {
+  commonName: string
+  /** Subject organisations: the Kubernetes groups of a client identity. */
+  organizations?: readonly string[]
+  usage: 'client' | 'server'
+  /** Subject alternative names of a server certificate. */
+  dnsNames?: readonly string[]
+  ipAddresses?: readonly string[]
+}
+
+type KeyPair = {publicKey: webcrypto.CryptoKey; privateKey: webcrypto.CryptoKey}
+// x509 is typed against the DOM's CryptoKey; Node's webcrypto keys are the same objects.
+type X509Key = x509.X509CertificateCreateWithKeyParams['signingKey']
+type X509Keys = x509.X509CertificateCreateSelfSignedParams['keys']
+
+async function generateKeys(): Promise<KeyPair> {
+  return (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as KeyPair
+}
+
+async function privateKeyPem(key: webcrypto.CryptoKey): Promise<string> {
+  const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', key))
+  const body = der.toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()
+  return `-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----\n`
+}
+
+function serialNumber(): string {
+  // Positive 64-bit serial: clear the top bit so DER does not read it as negative.
+  const bytes = randomBytes(8)
+  bytes[0] = (bytes[0] ?? 0) & 0x7f
+  return bytes.toString('hex')
+}
+
+function validity(): {notBefore: Date; notAfter: Date} {
+  // Back-date a minute so a certificate is valid at once even with a little clock difference.
+  const now = Date.now()
+  return {notBefore: new Date(now - 60_000), notAfter: new Date(now + VALIDITY_MS)}
+}
+
+export async function createCertificateAuthority(commonName = 'ironpool-test-ca'): Promise<CertificateAuthority> {
+  const keys = await generateKeys()
+  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serialNumber(),
+    name: [{CN: [commonName]}],
+    ...validity(),
+    signingAlgorithm: ALGORITHM,
+    keys: keys as unknown as X509Keys,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as unknown as X509Key),
+    ],
+  })
+
+  async function issue(request: IssueRequest): Promise<KeyPairPem> {
+    const leafKeys = await generateKeys()
+    const san: x509.JsonGeneralName[] = [
+      ...(request.dnsNames ?? []).map((value) => ({type: 'dns' as const, value})),
+      ...(request.ipAddresses ?? []).map((value) => ({type: 'ip' as const, value})),
+    ]
+    const cert = await x509.X509CertificateGenerator.create({
+      serialNumber: serialNumber(),
+      subject: [{CN: [request.commonName]}, ...(request.organizations ?? []).map((o) => ({O: [o]}))],
+      issuer: ca.subject,
+      ...validity(),
+      signingAlgorithm: ALGORITHM,
+      publicKey: leafKeys.publicKey as unknown as X509Key,
+      signingKey: keys.privateKey as unknown as X509Key,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+        new x509.ExtendedKeyUsageExtension([
+          request.usage === 'client' ? x509.ExtendedKeyUsage.clientAuth : x509.ExtendedKeyUsage.serverAuth,
+        ]),
+        ...(san.length > 0 ? [new x509.SubjectAlternativeNameExtension(san)] : []),
+      ],
+    })
+    return {certPem: cert.toString('pem') + '\n', keyPem: await privateKeyPem(leafKeys.privateKey)}
+  }
+
+  return {certPem: ca.toString('pem') + '\n', keyPem: await privateKeyPem(keys.privateKey), issue}
+}
