@@ -5,9 +5,13 @@
  * The template is built here rather than kept in a buf.gen.yaml so that the plugin runs on the very
  * Node executing this script (process.execPath): the plugin's own `#!/usr/bin/env node` would pick
  * whatever Node is first on PATH.
+ *
+ * An optional argument names another output directory; the drift test uses it to check that the
+ * committed code is what the protos generate.
  */
 import {execFileSync} from 'node:child_process'
 import {createRequire} from 'node:module'
+import {resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
@@ -31,7 +35,7 @@ const template = {
   plugins: [
     {
       local: [process.execPath, require.resolve('ts-proto/build/src/plugin.js')],
-      out: 'gen',
+      out: process.argv[2] === undefined ? 'gen' : resolve(process.argv[2]),
       opt: TS_PROTO_OPTIONS,
     },
   ],
