@@ -30,6 +30,8 @@ function call<V extends string, T>(script: CallScript<V>, verb: V, work: () => T
 
 export class FakeLeaseStore implements LeaseStore {
   readonly script = new CallScript<'get' | 'create' | 'update'>()
+  /** The Lease each update() was called with, in order (a copy, resourceVersion as sent). */
+  readonly updates: Lease[] = []
   private readonly leases = new Map<string, Lease>()
 
   get(name: string): Promise<Lease | undefined> {
@@ -45,6 +47,7 @@ export class FakeLeaseStore implements LeaseStore {
 
   update(lease: Lease): Promise<Lease> {
     return call(this.script, 'update', () => {
+      this.updates.push(copy(lease))
       const current = this.leases.get(lease.name)
       if (current === undefined) throw new NotFoundError(`leases.coordination.k8s.io "${lease.name}" not found`)
       if (lease.resourceVersion !== current.resourceVersion) {
