@@ -1,0 +1,66 @@
+import {expect} from 'chai'
+import {DeadlineQueue} from '../../../../src/core/deadline-queue.ts'
+import {FakeClock} from '../../../support/fake-clock.ts'
+
+function setup() {
+  const clock = new FakeClock()
+  const batches: {at: number; keys: string[]}[] = []
+  const queue = new DeadlineQueue(clock, (keys) => batches.push({at: clock.now(), keys: [...keys].sort()}))
+  return {clock, queue, batches, t0: clock.now()}
+}
+
+describe('DeadlineQueue', () => {
+  it('hands over keys in deadline order, each at its deadline', async () => {
+    const {clock, queue, batches, t0} = setup()
+    queue.set('c', t0 + 3000)
+    queue.set('a', t0 + 1000)
+    queue.set('b', t0 + 2000)
+    await clock.advance(5000)
+    expect(batches).to.deep.equal([
+      {at: t0 + 1000, keys: ['a']},
+      {at: t0 + 2000, keys: ['b']},
+      {at: t0 + 3000, keys: ['c']},
+    ])
+    expect(queue.size).to.equal(0)
+  })
+
+  it('arms a single clock timer however many deadlines it holds', () => {
+    const {clock, queue, t0} = setup()
+    for (let i = 0; i < 1000; i++) queue.set(`p${i}`, t0 + 50_000 + i)
+    expect(clock.pending).to.equal(1)
+    expect(queue.armedAt).to.equal(t0 + 50_000)
+  })
+
+  it('re-arms for an earlier deadline and drops the timer when the queue empties', () => {
+    const {clock, queue, t0} = setup()
+    queue.set('a', t0 + 5000)
+    queue.set('b', t0 + 1000)
+    expect(clock.pending).to.equal(1)
+    expect(clock.nextTimerAt()).to.equal(t0 + 1000)
+    queue.delete('a')
+    queue.delete('b')
+    expect(clock.pending).to.equal(0)
+    expect(queue.armedAt).to.be.undefined
+  })
+
+  it('follows a deadline that moves later, firing only when it is due', async () => {
+    const {clock, queue, batches, t0} = setup()
+    queue.set('a', t0 + 1000)
+    queue.set('a', t0 + 4000)
+    await clock.advance(3999)
+    expect(batches).to.deep.equal([])
+    expect(clock.pending).to.equal(1)
+    await clock.advance(1)
+    expect(batches).to.deep.equal([{at: t0 + 4000, keys: ['a']}])
+  })
+
+  it('hands over every key due at the same time in one batch', async () => {
+    const {clock, queue, batches, t0} = setup()
+    for (const key of ['x', 'y', 'z']) queue.set(key, t0 + 1000)
+    queue.set('later', t0 + 2000)
+    await clock.advance(1000)
+    expect(batches).to.deep.equal([{at: t0 + 1000, keys: ['x', 'y', 'z']}])
+    expect(queue.has('later')).to.be.true
+    expect(clock.pending).to.equal(1)
+  })
+})
