@@ -1,0 +1,78 @@
+/**
+ * The `--max-unhealthy` circuit breaker: when more of a kind's pools would be stale at once than
+ * allowed, the likelier story is that the controller (or the network between it and the pools) is at
+ * fault, not that the pools all died together; so it marks none and says so, once, until the number
+ * falls back.
+ */
+
+/** A count of pools, or a share of the kind's pools in percent (0–100, decimals allowed). */
+export type MaxUnhealthy = {kind: 'count'; count: number} | {kind: 'percent'; percent: number}
+
+export const MAX_UNHEALTHY_FLAG = '--max-unhealthy'
+
+/** Parses `10` or `30%`; throws an Error naming the flag, the rule and the input. */
+export function parseMaxUnhealthy(text: string, flag = MAX_UNHEALTHY_FLAG): MaxUnhealthy {
+  const value = text.trim()
+  const rule = 'a whole number of pools (e.g. 10) or a percentage from 0% to 100% (e.g. 30%)'
+  const count = /^\d+$/.exec(value)
+  if (count !== null) {
+    const n = Number(value)
+    if (!Number.isSafeInteger(n)) throw new Error(`${flag} must be ${rule}; ${JSON.stringify(text)} is too large`)
+    return {kind: 'count', count: n}
+  }
+  const percent = /^(\d+(?:\.\d+)?)%$/.exec(value)
+  if (percent !== null) {
+    const p = Number(percent[1])
+    if (p > 100) throw new Error(`${flag} must be ${rule}; ${JSON.stringify(text)} is more than 100%`)
+    return {kind: 'percent', percent: p}
+  }
+  if (/^-/.test(value)) throw new Error(`${flag} must be ${rule}; ${JSON.stringify(text)} is negative`)
+  throw new Error(`${flag} must be ${rule}; got ${JSON.stringify(text)}`)
+}
+
+export function formatMaxUnhealthy(limit: MaxUnhealthy): string {
+  return limit.kind === 'count' ? String(limit.count) : `${limit.percent}%`
+}
+
+/** True when unhealthy of total pools is more than the limit allows. No limit: never. */
+export function exceedsMaxUnhealthy(limit: MaxUnhealthy | undefined, unhealthy: number, total: number): boolean {
+  if (limit === undefined) return false
+  // Compared in whole numbers (unhealthy/total > percent/100) so that no rounding decides a trip.
+  return limit.kind === 'count' ? unhealthy > limit.count : unhealthy * 100 > limit.percent * total
+}
+
+export type BreakerTransition = 'tripped' | 'recovered'
+
+/** Remembers whether the breaker is open, so that each trip and each recovery is reported once. */
+export class UnhealthyBreaker {
+  private open = false
+  private counts = {unhealthy: 0, total: 0}
+
+  readonly limit: MaxUnhealthy | undefined
+
+  constructor(limit: MaxUnhealthy | undefined) {
+    this.limit = limit
+  }
+
+  get tripped(): boolean {
+    return this.open
+  }
+
+  /** The counts of the last update. */
+  get unhealthy(): number {
+    return this.counts.unhealthy
+  }
+
+  get total(): number {
+    return this.counts.total
+  }
+
+  /** Judges the current counts; returns the transition when the state changed, else undefined. */
+  update(unhealthy: number, total: number): BreakerTransition | undefined {
+    this.counts = {unhealthy, total}
+    const exceeded = exceedsMaxUnhealthy(this.limit, unhealthy, total)
+    if (exceeded === this.open) return undefined
+    this.open = exceeded
+    return exceeded ? 'tripped' : 'recovered'
+  }
+}

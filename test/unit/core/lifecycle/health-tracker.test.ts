@@ -1,0 +1,62 @@
+import {expect} from 'chai'
+import {HealthTracker} from '../../../../src/core/health-tracker.ts'
+import {FakeClock} from '../../../support/fake-clock.ts'
+
+function setup() {
+  const clock = new FakeClock()
+  return {clock, tracker: new HealthTracker(clock), t0: clock.now()}
+}
+
+describe('HealthTracker', () => {
+  it('starts the grace period at first sight, seeding renewTime from the Lease already seen', async () => {
+    const {clock, tracker, t0} = setup()
+    await clock.advance(7000)
+    expect(tracker.observePool('p', {status: 'True', observedGeneration: 1}, () => 'r1')).to.equal('new')
+    expect(tracker.get('p')).to.deep.equal({renewTime: 'r1', readyStatus: 'True', observedGeneration: 1, lastChange: t0 + 7000})
+    await clock.advance(1000)
+    expect(tracker.observeLease('p', 'r1')).to.equal('same')
+    expect(tracker.get('p')?.lastChange).to.equal(t0 + 7000)
+  })
+
+  it('counts a changed renewTime as progress, and a missing one as silence', async () => {
+    const {clock, tracker, t0} = setup()
+    tracker.observePool('p', {status: 'True', observedGeneration: 1})
+    await clock.advance(1000)
+    expect(tracker.observeLease('p', 'r1')).to.equal('progress')
+    await clock.advance(1000)
+    expect(tracker.observeLease('p', undefined)).to.equal('same')
+    expect(tracker.observeLease('p', 'r1')).to.equal('same')
+    expect(tracker.get('p')?.lastChange).to.equal(t0 + 1000)
+  })
+
+  it('ignores the Lease of a pool it does not track', () => {
+    const {tracker} = setup()
+    expect(tracker.observeLease('ghost', 'r1')).to.equal('untracked')
+    expect(tracker.size).to.equal(0)
+  })
+
+  it('never counts a change to Unknown (or to no Ready) as progress, whichever arrives first', async () => {
+    const {clock, tracker, t0} = setup()
+    tracker.observePool('p', {status: 'True', observedGeneration: 1})
+    await clock.advance(60_000)
+    // The watch event of the controller's own write, before the write's response.
+    expect(tracker.observePool('p', {status: 'Unknown', observedGeneration: 2})).to.equal('same')
+    tracker.recordOwnWrite('p', {status: 'Unknown', observedGeneration: 2})
+    expect(tracker.observePool('p', {status: undefined, observedGeneration: 0})).to.equal('same')
+    expect(tracker.get('p')?.lastChange).to.equal(t0)
+    expect(tracker.observePool('p', {status: 'True', observedGeneration: 2})).to.equal('progress')
+    expect(tracker.get('p')?.lastChange).to.equal(t0 + 60_000)
+  })
+
+  it('restarts every grace period at once and forgets a pool', async () => {
+    const {clock, tracker, t0} = setup()
+    tracker.observePool('a', {status: 'True', observedGeneration: 1})
+    tracker.observePool('b', {status: 'False', observedGeneration: 1})
+    await clock.advance(5000)
+    tracker.restartAll()
+    expect([tracker.get('a')?.lastChange, tracker.get('b')?.lastChange]).to.deep.equal([t0 + 5000, t0 + 5000])
+    expect(tracker.forget('a')).to.be.true
+    expect(tracker.size).to.equal(1)
+    expect([...tracker.names()]).to.deep.equal(['b'])
+  })
+})

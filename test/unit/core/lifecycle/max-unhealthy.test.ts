@@ -1,0 +1,50 @@
+import {expect} from 'chai'
+import {exceedsMaxUnhealthy, parseMaxUnhealthy, UnhealthyBreaker} from '../../../../src/core/max-unhealthy.ts'
+
+describe('--max-unhealthy', () => {
+  it('parses a count and a percentage', () => {
+    expect(parseMaxUnhealthy('10')).to.deep.equal({kind: 'count', count: 10})
+    expect(parseMaxUnhealthy('0')).to.deep.equal({kind: 'count', count: 0})
+    expect(parseMaxUnhealthy('30%')).to.deep.equal({kind: 'percent', percent: 30})
+    expect(parseMaxUnhealthy('12.5%')).to.deep.equal({kind: 'percent', percent: 12.5})
+    expect(parseMaxUnhealthy('100%')).to.deep.equal({kind: 'percent', percent: 100})
+  })
+
+  for (const [input, rule] of [
+    ['-1', 'negative'],
+    ['-5%', 'negative'],
+    ['101%', 'more than 100%'],
+    ['ten', 'got "ten"'],
+    ['', 'got ""'],
+    ['1.5', 'got "1.5"'],
+    ['10 %', 'got "10 %"'],
+  ] as const) {
+    it(`rejects ${JSON.stringify(input)}, naming the flag and the rule`, () => {
+      expect(() => parseMaxUnhealthy(input)).to.throw(Error, /^--max-unhealthy must be a whole number of pools .* or a percentage from 0% to 100%/)
+      expect(() => parseMaxUnhealthy(input)).to.throw(rule)
+    })
+  }
+
+  it('trips on more than the count, or more than the share, and never when off', () => {
+    expect(exceedsMaxUnhealthy({kind: 'count', count: 2}, 2, 10)).to.be.false
+    expect(exceedsMaxUnhealthy({kind: 'count', count: 2}, 3, 10)).to.be.true
+    expect(exceedsMaxUnhealthy({kind: 'percent', percent: 30}, 3, 10)).to.be.false
+    expect(exceedsMaxUnhealthy({kind: 'percent', percent: 30}, 4, 10)).to.be.true
+    expect(exceedsMaxUnhealthy({kind: 'percent', percent: 100}, 10, 10)).to.be.false
+    expect(exceedsMaxUnhealthy(undefined, 10, 10)).to.be.false
+  })
+
+  it('reports a trip and a recovery once each', () => {
+    const breaker = new UnhealthyBreaker({kind: 'count', count: 1})
+    expect([1, 2, 3, 2, 1, 0, 2].map((n) => breaker.update(n, 10))).to.deep.equal([
+      undefined,
+      'tripped',
+      undefined,
+      undefined,
+      'recovered',
+      undefined,
+      'tripped',
+    ])
+    expect(breaker.tripped).to.be.true
+  })
+})
