@@ -1,0 +1,46 @@
+/**
+ * What the controller writes and says: the kind's Unknown condition, the Event about a marked pool,
+ * and the reports (log line plus observer hook) of a mark and of a breaker transition.
+ */
+import type {DesiredCondition} from './conditions.ts'
+import type {BreakerReport, MarkReport} from './lifecycle-options.ts'
+import {formatMaxUnhealthy} from './max-unhealthy.ts'
+import type {PoolKind} from './pool-kinds.ts'
+import type {Logger, PoolEvent} from './ports.ts'
+import type {Pool} from './types.ts'
+
+/** Ready=Unknown with the kind's reason and message, observedGeneration = the pool's generation. */
+export function unknownReady(kind: PoolKind, pool: Pool): Omit<DesiredCondition, 'type'> {
+  return {
+    status: 'Unknown',
+    reason: kind.unknownReason,
+    message: kind.unknownMessage,
+    observedGeneration: pool.metadata.generation,
+  }
+}
+
+export function unknownEvent(kind: PoolKind, pool: Pool): PoolEvent {
+  return {
+    kind: kind.kind,
+    apiVersion: `${kind.group}/${kind.version}`,
+    name: pool.metadata.name,
+    uid: pool.metadata.uid,
+    type: 'Warning',
+    reason: kind.unknownReason,
+    message: kind.unknownMessage,
+  }
+}
+
+export function markReport(name: string, deadline: number, writtenAt: number, retries: number): MarkReport {
+  return {name, deadline, writtenAt, delayMs: writtenAt - deadline, retries}
+}
+
+export function logMark(logger: Logger, kind: PoolKind, report: MarkReport): void {
+  logger.info({kind: kind.name, pool: report.name, delayMs: report.delayMs, retries: report.retries}, 'pool marked Ready=Unknown')
+}
+
+export function logBreaker(logger: Logger, kind: PoolKind, report: BreakerReport): void {
+  const fields = {kind: kind.name, unhealthy: report.unhealthy, total: report.total, maxUnhealthy: formatMaxUnhealthy(report.limit)}
+  if (report.transition === 'tripped') logger.warn(fields, 'too many pools stale at once; marking none until fewer are')
+  else logger.info(fields, 'stale pools back within --max-unhealthy; marking resumes')
+}

@@ -1,0 +1,115 @@
+/**
+ * A controller lifecycle engine for one kind on a fake clock, with the in-memory pool store standing
+ * in for the API server and its watch cache. Tests act as the poollet (put a pool, renew a Lease) and
+ * as the watch (deliver what changed), and read writes, events, logs and metric reports from here.
+ */
+import type {MaxUnhealthy} from '../../src/core/max-unhealthy.ts'
+import type {BreakerReport, MarkReport, PoolLifecycleOptions} from '../../src/core/lifecycle-options.ts'
+import {PoolLifecycle} from '../../src/core/pool-lifecycle.ts'
+import {POOL_KINDS, READY_CONDITION, type PoolKind} from '../../src/core/pool-kinds.ts'
+import type {EventSink, PoolEvent} from '../../src/core/ports.ts'
+import type {ConditionStatus, Lease, Pool, PoolCondition} from '../../src/core/types.ts'
+import {FakeClock} from './fake-clock.ts'
+import {FakeLogger} from './fake-logger.ts'
+import {FakePoolStatusStore} from './fake-stores.ts'
+
+export const GRACE = 50_000
+
+export class RecordingEvents implements EventSink {
+  readonly events: PoolEvent[] = []
+  record(event: PoolEvent): void {
+    this.events.push(event)
+  }
+}
+
+export interface FixtureOptions extends Partial<Omit<PoolLifecycleOptions, 'clock' | 'store' | 'events' | 'logger'>> {
+  /** Start as leader with a whole view (default true); false leaves both off. */
+  active?: boolean
+  maxUnhealthy?: MaxUnhealthy
+}
+
+export class LifecycleFixture {
+  readonly clock = new FakeClock()
+  readonly store = new FakePoolStatusStore()
+  readonly logger = new FakeLogger()
+  readonly events = new RecordingEvents()
+  readonly marks: MarkReport[] = []
+  readonly breakers: BreakerReport[] = []
+  readonly leases = new Map<string, Lease>()
+  readonly kind: PoolKind
+  readonly engine: PoolLifecycle
+  private readonly delivered = new Map<string, string | undefined>()
+
+  constructor(options: FixtureOptions = {}) {
+    const {active = true, ...rest} = options
+    this.kind = rest.kind ?? POOL_KINDS.machine
+    this.engine = new PoolLifecycle({
+      gracePeriodMs: GRACE,
+      getPool: (name) => this.store.peek(name),
+      getLease: (name) => this.leases.get(name),
+      ...rest,
+      kind: this.kind,
+      clock: this.clock,
+      store: this.store,
+      events: this.events,
+      logger: this.logger,
+      observer: {marked: (r) => this.marks.push(r), breaker: (r) => this.breakers.push(r)},
+    })
+    if (active) {
+      this.engine.setLeader(true)
+      this.engine.setViewWhole(true)
+    }
+  }
+
+  /** Creates (or replaces) a pool as its poollet or an admin would, and delivers it. */
+  putPool(name: string, options: {ready?: ConditionStatus; generation?: number; observedGeneration?: number; reason?: string; message?: string; extra?: PoolCondition[]} = {}): Pool {
+    const {ready, generation = 1, observedGeneration = generation, reason = 'HeartbeatReceived', message = 'ok', extra = []} = options
+    const conditions: PoolCondition[] = [...extra]
+    if (ready !== undefined) conditions.push({type: READY_CONDITION, status: ready, reason, message, observedGeneration})
+    const pool: Pool = {
+      apiVersion: `${this.kind.group}/${this.kind.version}`,
+      kind: this.kind.kind,
+      metadata: {name, uid: `uid-${name}`, generation},
+      status: {state: 'Available', conditions},
+    }
+    const stored = this.store.put(pool)
+    this.deliver(name)
+    return stored
+  }
+
+  /** A Lease renewal as the poollet makes it, delivered through the watch. */
+  renew(name: string, renewTime: string): void {
+    const lease: Lease = {name, namespace: this.kind.leaseNamespace, spec: {holderIdentity: `${name}_x`, renewTime}}
+    this.leases.set(name, lease)
+    this.engine.leaseUpserted(lease)
+  }
+
+  deletePool(name: string): void {
+    this.store.delete(name)
+    this.delivered.delete(name)
+    this.engine.poolDeleted(name)
+  }
+
+  /** The watch: delivers the pool if it changed since last delivered. */
+  deliver(name: string): void {
+    const pool = this.store.peek(name)
+    if (pool === undefined || this.delivered.get(name) === pool.metadata.resourceVersion) return
+    this.delivered.set(name, pool.metadata.resourceVersion)
+    this.engine.poolUpserted(pool)
+  }
+
+  /** Moves time, then lets the watch deliver what the engine wrote meanwhile. */
+  async advance(ms: number): Promise<void> {
+    await this.clock.advance(ms)
+    for (const name of [...this.delivered.keys()]) this.deliver(name)
+    await this.clock.advance(0)
+  }
+
+  get writes(): number {
+    return this.store.script.calls('writeConditions')
+  }
+
+  ready(name: string): PoolCondition | undefined {
+    return this.store.peek(name)?.status?.conditions?.find((c) => c.type === READY_CONDITION)
+  }
+}

@@ -1,0 +1,146 @@
+/** When the controller holds its hand: blind, not leader, too many stale at once; and forgetting deleted pools. */
+import {expect} from 'chai'
+import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
+
+describe('controller lifecycle: guards', () => {
+  it('marks nothing while its view is not whole, even long past the grace period', async () => {
+    const fx = new LifecycleFixture()
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(GRACE - 1000)
+    fx.engine.setViewWhole(false)
+    fx.store.script.forbid('writeConditions')
+    await fx.advance(5 * GRACE)
+    expect(fx.writes).to.equal(0)
+    expect(fx.clock.pending).to.equal(0)
+  })
+
+  it('restarts every grace period when the view is whole again', async () => {
+    const fx = new LifecycleFixture()
+    fx.putPool('a', {ready: 'True'})
+    fx.putPool('b', {ready: 'False'})
+    fx.engine.setViewWhole(false)
+    await fx.advance(3 * GRACE)
+    const whole = fx.clock.now()
+    fx.engine.setViewWhole(true)
+    expect(fx.engine.record('a')?.lastChange).to.equal(whole)
+    expect(fx.engine.record('b')?.lastChange).to.equal(whole)
+    await fx.advance(GRACE - 1)
+    expect(fx.writes).to.equal(0)
+    await fx.advance(1)
+    expect(fx.writes).to.equal(2)
+  })
+
+  it('starts blind: nothing is marked before the first whole view', async () => {
+    const fx = new LifecycleFixture({active: false})
+    fx.engine.setLeader(true)
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(2 * GRACE)
+    expect(fx.writes).to.equal(0)
+    fx.engine.setViewWhole(true)
+    await fx.advance(GRACE)
+    expect(fx.writes).to.equal(1)
+  })
+
+  it('writes nothing when not the leader', async () => {
+    const fx = new LifecycleFixture({active: false})
+    fx.engine.setViewWhole(true)
+    fx.store.script.forbid('writeConditions')
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(5 * GRACE)
+    expect(fx.writes).to.equal(0)
+    expect(fx.clock.pending).to.equal(0)
+  })
+
+  it('stops writing at once on losing leadership', async () => {
+    const fx = new LifecycleFixture()
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(GRACE - 1)
+    fx.engine.setLeader(false)
+    fx.store.script.forbid('writeConditions')
+    await fx.advance(5 * GRACE)
+    expect(fx.writes).to.equal(0)
+  })
+
+  it('a write in flight when leadership is lost is not retried after a conflict', async () => {
+    const fx = new LifecycleFixture()
+    fx.putPool('p', {ready: 'True'})
+    fx.store.script.beforeCall('writeConditions', 1, () => {
+      fx.engine.setLeader(false)
+      const pool = fx.store.peek('p')
+      if (pool === undefined) throw new Error('test setup: pool p is missing')
+      fx.store.put(pool)
+    })
+    await fx.advance(GRACE)
+    expect(fx.store.script.log).to.deep.equal(['writeConditions', 'get'])
+    expect(fx.ready('p')?.status).to.equal('True')
+  })
+
+  it('gaining leadership restarts every grace period', async () => {
+    const fx = new LifecycleFixture({active: false})
+    fx.engine.setViewWhole(true)
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(3 * GRACE)
+    const gained = fx.clock.now()
+    fx.engine.setLeader(true)
+    expect(fx.engine.record('p')?.lastChange).to.equal(gained)
+    await fx.advance(GRACE - 1)
+    expect(fx.writes).to.equal(0)
+    await fx.advance(1)
+    expect(fx.writes).to.equal(1)
+  })
+
+  it('trips the breaker when more pools are stale at once than allowed: marks none, reports once', async () => {
+    const fx = new LifecycleFixture({maxUnhealthy: {kind: 'count', count: 2}})
+    for (const name of ['a', 'b', 'c', 'd', 'e']) fx.putPool(name, {ready: 'True'})
+    for (let i = 1; i <= 10; i++) {
+      await fx.advance(GRACE / 5)
+      fx.renew('e', `r${i}`)
+      fx.renew('d', `r${i}`)
+    }
+    expect(fx.writes).to.equal(0)
+    expect(fx.breakers).to.deep.equal([{transition: 'tripped', unhealthy: 3, total: 5, limit: {kind: 'count', count: 2}}])
+    expect(fx.logger.at('warn')).to.have.length(1)
+    expect(fx.engine.breakerState).to.deep.equal({tripped: true, unhealthy: 3, total: 5})
+  })
+
+  it('recovers when the number falls back: reports once and marks the pools still stale', async () => {
+    const fx = new LifecycleFixture({maxUnhealthy: {kind: 'percent', percent: 50}})
+    for (const name of ['a', 'b', 'c', 'd']) fx.putPool(name, {ready: 'True'})
+    await fx.advance(GRACE)
+    expect(fx.writes).to.equal(0)
+    expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped'])
+    fx.renew('a', 'r1')
+    fx.renew('b', 'r1')
+    expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped', 'recovered'])
+    await fx.advance(0)
+    expect(['a', 'b', 'c', 'd'].map((n) => fx.ready(n)?.status)).to.deep.equal(['True', 'True', 'Unknown', 'Unknown'])
+    await fx.advance(GRACE - 1)
+    expect(fx.breakers).to.have.length(2)
+    expect(fx.logger.at('info').filter((e) => /marking resumes/.test(e.msg))).to.have.length(1)
+  })
+
+  it('close() drops every timer and writes nothing afterwards', async () => {
+    const fx = new LifecycleFixture()
+    fx.putPool('p', {ready: 'True'})
+    await fx.engine.close()
+    expect(fx.clock.pending).to.equal(0)
+    fx.engine.setLeader(true)
+    await fx.advance(2 * GRACE)
+    expect(fx.writes).to.equal(0)
+  })
+
+  it('forgets a deleted pool: no growth and no timer left over many create/delete cycles', async () => {
+    const fx = new LifecycleFixture()
+    for (let i = 0; i < 1000; i++) {
+      fx.putPool(`p${i % 10}`, {ready: 'True'})
+      fx.renew(`p${i % 10}`, `r${i}`)
+      if (i % 10 === 9) for (let j = 0; j < 10; j++) fx.deletePool(`p${j}`)
+      await fx.advance(100)
+    }
+    expect(fx.engine.trackedPools).to.equal(0)
+    expect(fx.engine.record('p0')).to.be.undefined
+    expect(fx.clock.pending).to.equal(0)
+    await fx.advance(2 * GRACE)
+    expect(fx.writes).to.equal(0)
+  })
+})
