@@ -199,9 +199,9 @@ export class PoolLifecycle {
       return
     }
     overdue.writing = false
-    // Absorbed only while still overdue: after progress, the record already holds newer news.
-    if (result.outcome !== 'written' || this.overdue.get(name) !== overdue) return
-    this.tracker.recordOwnWrite(name, readyOf(result.pool))
+    if (result.outcome !== 'written') return
+    // Absorbed only while still overdue: after progress or a restart, the record holds newer news.
+    if (this.overdue.get(name) === overdue) this.tracker.recordOwnWrite(name, readyOf(result.pool))
     const report = markReport(name, overdue.deadline, clock.now(), overdue.retries)
     logMark(this.options.logger, this.options.kind, report)
     this.options.events.record(unknownEvent(this.options.kind, result.pool))
