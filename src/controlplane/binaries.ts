@@ -6,6 +6,7 @@
  * `require k8s.io/kubernetes` line is the one place the Kubernetes version is pinned.
  */
 import {spawn} from 'node:child_process'
+import {createHash} from 'node:crypto'
 import {existsSync} from 'node:fs'
 import {mkdir, mkdtemp, readFile, rename, rm, writeFile} from 'node:fs/promises'
 import {homedir} from 'node:os'
@@ -77,7 +78,7 @@ export async function ensureBinaries(options: EnsureOptions = {}): Promise<Binar
     return {...binaries, source: `KUBEBUILDER_ASSETS (${assets})`}
   }
   const versions = await pinnedVersions()
-  const dir = path.join(cacheRoot(env), `${versions.kubernetes}-etcd-${versions.etcd}`)
+  const dir = path.join(cacheRoot(env), await cacheKey(versions))
   const cached = binariesIn(dir)
   if (missingIn(cached).length === 0) return {...cached, source: `cache (${dir})`}
 
@@ -91,6 +92,30 @@ export async function ensureBinaries(options: EnsureOptions = {}): Promise<Binar
   }
   await build(dir, versions, go, env, progress)
   return {...cached, source: `built (${dir})`}
+}
+
+/**
+ * Go flags for each binary. Kubernetes stamps its version at link time (hack/lib/version.sh); without
+ * it /version says v0.0.0-master and clients cannot tell which release they talk to.
+ */
+function buildArgs(name: BinaryName, versions: PinnedVersions): string[] {
+  const [major, minor] = versions.kubernetes.replace(/^v/, '').split('.')
+  const stamps =
+    name === 'etcd'
+      ? []
+      : Object.entries({gitVersion: versions.kubernetes, gitMajor: major, gitMinor: minor, gitTreeState: 'clean'}).flatMap(([key, value]) => [
+          `-X k8s.io/client-go/pkg/version.${key}=${value}`,
+          `-X k8s.io/component-base/version.${key}=${value}`,
+        ])
+  return ['build', '-trimpath', `-ldflags=-s -w ${stamps.join(' ')}`.trim(), PACKAGES[name]]
+}
+
+/** Versions plus a hash of go.mod, go.sum and the build flags: any change to the recipe rebuilds. */
+async function cacheKey(versions: PinnedVersions): Promise<string> {
+  const hash = createHash('sha256')
+  for (const file of ['go.mod', 'go.sum']) hash.update(await readFile(path.join(CONTROLPLANE_MODULE_DIR, file)))
+  for (const name of BINARY_NAMES) hash.update(buildArgs(name, versions).join(' '))
+  return `${versions.kubernetes}-etcd-${versions.etcd}-${hash.digest('hex').slice(0, 10)}`
 }
 
 async function goVersion(env: NodeJS.ProcessEnv): Promise<string | undefined> {
@@ -115,7 +140,8 @@ async function build(dir: string, versions: PinnedVersions, go: string, env: Nod
     for (const name of BINARY_NAMES) {
       const t0 = Date.now()
       progress(`  go build ${PACKAGES[name]} -> ${name}`)
-      await run('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', path.join(staging, name), PACKAGES[name]], {
+      const args = buildArgs(name, versions)
+      await run('go', [...args.slice(0, -1), '-o', path.join(staging, name), ...args.slice(-1)], {
         env: buildEnv,
         cwd: CONTROLPLANE_MODULE_DIR,
       })

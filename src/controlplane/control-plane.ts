@@ -1,0 +1,324 @@
+/**
+ * A real Kubernetes control plane on loopback, the way controller-runtime's envtest runs one: etcd and
+ * kube-apiserver with RBAC, service accounts and the stock admission plugins (ValidatingAdmissionPolicy
+ * among them), an admin kubeconfig, and identities minted on demand so that RBAC is exercised exactly as
+ * in a cluster. Used by the integration tests and by `ironpool sandbox`.
+ */
+import {spawn, type ChildProcessByStdio} from 'node:child_process'
+import {generateKeyPairSync} from 'node:crypto'
+import {rmSync} from 'node:fs'
+import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import https from 'node:https'
+import http from 'node:http'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import type {Writable} from 'node:stream'
+import {fileURLToPath} from 'node:url'
+import {ensureBinaries, run, type Binaries} from './binaries.ts'
+import {renderKubeconfig} from './kubeconfig.ts'
+import {createCertificateAuthority, type CertificateAuthority} from './pki.ts'
+import {freePort, ManagedProcess} from './process.ts'
+
+export const ADMIN_USER = 'ironpool:admin'
+/** How long start-up may take before the harness gives up and shows the process's log. */
+const READY_TIMEOUT_MS = 60_000
+const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local'
+
+export interface ControlPlaneOptions {
+  /** Binaries to run; found or built by ensureBinaries() when absent. */
+  binaries?: Binaries
+  /** Progress lines while binaries are built. */
+  progress?: (line: string) => void
+  /** Extra kube-apiserver flags. */
+  apiServerArgs?: readonly string[]
+}
+
+export interface Identity {
+  /** Path of a kubeconfig that authenticates as this identity. */
+  kubeconfig: string
+  username: string
+  groups: readonly string[]
+}
+
+export class ControlPlane {
+  readonly dir: string
+  readonly server: string
+  readonly adminKubeconfig: string
+  readonly caPem: string
+  readonly binaries: Binaries
+  private readonly ca: CertificateAuthority
+  private readonly adminCredentials: {certPem: string; keyPem: string}
+  private readonly etcd: ManagedProcess
+  private readonly apiServer: ManagedProcess
+  private readonly reaper: ChildProcessByStdio<Writable, null, null>
+  private readonly onExit: () => void
+  private identities = 0
+  private stopped = false
+
+  private constructor(init: {
+    dir: string
+    binaries: Binaries
+    ca: CertificateAuthority
+    admin: {certPem: string; keyPem: string}
+    etcdPort: number
+    peerPort: number
+    apiPort: number
+    apiServerArgs: readonly string[]
+  }) {
+    this.dir = init.dir
+    this.binaries = init.binaries
+    this.ca = init.ca
+    this.caPem = init.ca.certPem
+    this.adminCredentials = init.admin
+    this.server = `https://127.0.0.1:${init.apiPort}`
+    this.adminKubeconfig = path.join(init.dir, 'admin.kubeconfig')
+
+    // The reaper cleans up if this process dies without stop(): see reaper.ts.
+    const self = fileURLToPath(import.meta.url)
+    const reaperScript = path.join(path.dirname(self), `reaper${path.extname(self)}`)
+    this.reaper = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', reaperScript], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    })
+    this.reaper.unref()
+    ;(this.reaper.stdin as Writable & {unref?: () => void}).unref?.()
+    this.reaper.stdin.on('error', () => {})
+    this.reaper.stdin.write(`dir ${init.dir}\n`)
+    const register = (pid: number) => this.reaper.stdin.write(`pgid ${pid}\n`)
+
+    const etcdUrl = `http://127.0.0.1:${init.etcdPort}`
+    const peerUrl = `http://127.0.0.1:${init.peerPort}`
+    this.etcd = new ManagedProcess({
+      name: 'etcd',
+      command: init.binaries.etcd,
+      logFile: path.join(init.dir, 'etcd.log'),
+      onStart: register,
+      args: [
+        '--name=default',
+        `--data-dir=${path.join(init.dir, 'etcd')}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=${peerUrl}`,
+        `--initial-advertise-peer-urls=${peerUrl}`,
+        `--initial-cluster=default=${peerUrl}`,
+        // Test data need not survive a power cut; fsync would dominate start-up and every write.
+        '--unsafe-no-fsync',
+        '--log-level=warn',
+      ],
+    })
+    const pki = path.join(init.dir, 'pki')
+    this.apiServer = new ManagedProcess({
+      name: 'kube-apiserver',
+      command: init.binaries['kube-apiserver'],
+      logFile: path.join(init.dir, 'kube-apiserver.log'),
+      onStart: register,
+      args: [
+        '--advertise-address=127.0.0.1',
+        '--bind-address=127.0.0.1',
+        `--secure-port=${init.apiPort}`,
+        `--etcd-servers=${etcdUrl}`,
+        `--cert-dir=${pki}`,
+        `--tls-cert-file=${path.join(pki, 'apiserver.crt')}`,
+        `--tls-private-key-file=${path.join(pki, 'apiserver.key')}`,
+        `--client-ca-file=${path.join(pki, 'ca.crt')}`,
+        '--authorization-mode=RBAC',
+        // The default admission chain (ValidatingAdmissionPolicy, ServiceAccount, NamespaceLifecycle, ...)
+        // plus NodeRestriction, as kubeadm enables it.
+        '--enable-admission-plugins=NodeRestriction',
+        `--service-account-issuer=${SERVICE_ACCOUNT_ISSUER}`,
+        `--api-audiences=${SERVICE_ACCOUNT_ISSUER}`,
+        `--service-account-key-file=${path.join(pki, 'sa.pub')}`,
+        `--service-account-signing-key-file=${path.join(pki, 'sa.key')}`,
+        '--service-cluster-ip-range=10.96.0.0/24',
+        '--allow-privileged=true',
+        '--profiling=false',
+        ...init.apiServerArgs,
+      ],
+    })
+    this.onExit = () => this.killNow()
+    process.once('exit', this.onExit)
+  }
+
+  /** Starts etcd and kube-apiserver and waits until /readyz answers. */
+  static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+    const binaries = options.binaries ?? (await ensureBinaries({progress: options.progress}))
+    const dir = await mkdtemp(path.join(tmpdir(), 'ironpool-cp-'))
+    try {
+      const pki = path.join(dir, 'pki')
+      await mkdir(pki)
+      const ca = await createCertificateAuthority()
+      const serving = await ca.issue({
+        commonName: 'kube-apiserver',
+        usage: 'server',
+        dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'],
+        ipAddresses: ['127.0.0.1', '10.96.0.1'],
+      })
+      const admin = await ca.issue({commonName: ADMIN_USER, organizations: ['system:masters'], usage: 'client'})
+      // Service account token keys, with node:crypto: the API server signs TokenRequests with them.
+      const sa = generateKeyPairSync('rsa', {modulusLength: 2048})
+      await Promise.all([
+        writeFile(path.join(pki, 'ca.crt'), ca.certPem),
+        writeFile(path.join(pki, 'apiserver.crt'), serving.certPem),
+        writeFile(path.join(pki, 'apiserver.key'), serving.keyPem, {mode: 0o600}),
+        writeFile(path.join(pki, 'sa.key'), sa.privateKey.export({type: 'pkcs8', format: 'pem'}), {mode: 0o600}),
+        writeFile(path.join(pki, 'sa.pub'), sa.publicKey.export({type: 'spki', format: 'pem'})),
+      ])
+      const [etcdPort, peerPort, apiPort] = await distinctFreePorts(3)
+      const plane = new ControlPlane({
+        dir,
+        binaries,
+        ca,
+        admin,
+        etcdPort,
+        peerPort,
+        apiPort,
+        apiServerArgs: options.apiServerArgs ?? [],
+      })
+      await writeFile(
+        plane.adminKubeconfig,
+        renderKubeconfig({server: plane.server, caPem: ca.certPem, user: ADMIN_USER, credentials: {clientCertificatePem: admin.certPem, clientKeyPem: admin.keyPem}}),
+        {mode: 0o600},
+      )
+      try {
+        await plane.startEtcd()
+        await plane.startApiServer()
+      } catch (error) {
+        await plane.stop()
+        throw error
+      }
+      return plane
+    } catch (error) {
+      rmSync(dir, {recursive: true, force: true})
+      throw error
+    }
+  }
+
+  async startEtcd(): Promise<void> {
+    this.etcd.start()
+    const url = this.etcd.args.find((a) => a.startsWith('--listen-client-urls='))?.split('=')[1] ?? ''
+    await this.waitFor(this.etcd, async () => (await httpGet(`${url}/health`)).status === 200)
+  }
+
+  async stopEtcd(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+    await this.etcd.stop(signal)
+  }
+
+  async startApiServer(): Promise<void> {
+    this.apiServer.start()
+    await this.waitFor(this.apiServer, async () => (await this.request('/readyz')).status === 200)
+  }
+
+  async stopApiServer(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+    await this.apiServer.stop(signal)
+  }
+
+  get apiServerRunning(): boolean {
+    return this.apiServer.running
+  }
+
+  get etcdRunning(): boolean {
+    return this.etcd.running
+  }
+
+  /** Process ids of the running etcd and kube-apiserver (each leads its own process group). */
+  get pids(): number[] {
+    return [this.etcd.pid, this.apiServer.pid].filter((pid): pid is number => pid !== undefined)
+  }
+
+  /** A user authenticated by a client certificate (CN = username, O = groups), as IronCore issues poollets'. */
+  async userIdentity(username: string, groups: readonly string[] = []): Promise<Identity> {
+    const cert = await this.ca.issue({commonName: username, organizations: groups, usage: 'client'})
+    const kubeconfig = await this.writeKubeconfig(username, {clientCertificatePem: cert.certPem, clientKeyPem: cert.keyPem})
+    return {kubeconfig, username, groups}
+  }
+
+  /**
+   * A ServiceAccount's identity through the TokenRequest API, creating the namespace and the account
+   * when missing (no controller-manager runs here to create them).
+   */
+  async serviceAccountIdentity(namespace: string, name: string, expirationSeconds = 3600): Promise<Identity> {
+    await this.kubectlApply({apiVersion: 'v1', kind: 'Namespace', metadata: {name: namespace}})
+    await this.kubectlApply({apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name, namespace}})
+    const token = (
+      await this.kubectl(['create', 'token', name, '-n', namespace, `--duration=${expirationSeconds}s`, `--audience=${SERVICE_ACCOUNT_ISSUER}`])
+    ).trim()
+    const username = `system:serviceaccount:${namespace}:${name}`
+    const kubeconfig = await this.writeKubeconfig(username, {token})
+    return {kubeconfig, username, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated']}
+  }
+
+  /** Runs kubectl against this control plane (as admin unless another kubeconfig is given). */
+  kubectl(args: readonly string[], options: {kubeconfig?: string; input?: string} = {}): Promise<string> {
+    return run(this.binaries.kubectl, [`--kubeconfig=${options.kubeconfig ?? this.adminKubeconfig}`, ...args], {input: options.input})
+  }
+
+  async kubectlApply(...objects: object[]): Promise<string> {
+    return this.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], {input: objects.map((o) => JSON.stringify(o)).join('\n')})
+  }
+
+  /** An admin GET against the API server, for health checks and version. */
+  async request(urlPath: string): Promise<{status: number; body: string}> {
+    return httpGet(`${this.server}${urlPath}`, {ca: this.caPem, cert: this.adminCredentials.certPem, key: this.adminCredentials.keyPem})
+  }
+
+  async version(): Promise<{gitVersion: string}> {
+    return JSON.parse((await this.request('/version')).body) as {gitVersion: string}
+  }
+
+  /** Stops kube-apiserver, then etcd, and removes every file. Safe to call twice. */
+  async stop(): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
+    await this.apiServer.stop()
+    await this.etcd.stop()
+    await rm(this.dir, {recursive: true, force: true})
+    process.removeListener('exit', this.onExit)
+    this.reaper.stdin.end()
+  }
+
+  /** Synchronous last resort on process exit. */
+  private killNow(): void {
+    for (const pid of this.pids) {
+      try {
+        process.kill(-pid, 'SIGKILL')
+      } catch {
+        // Already gone.
+      }
+    }
+    rmSync(this.dir, {recursive: true, force: true})
+  }
+
+  private async writeKubeconfig(user: string, credentials: Parameters<typeof renderKubeconfig>[0]['credentials']): Promise<string> {
+    const file = path.join(this.dir, `identity-${++this.identities}.kubeconfig`)
+    await writeFile(file, renderKubeconfig({server: this.server, caPem: this.caPem, user, credentials}), {mode: 0o600})
+    return file
+  }
+
+  private async waitFor(proc: ManagedProcess, ready: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + READY_TIMEOUT_MS
+    for (;;) {
+      if (!proc.running) throw new Error(`${proc.name} exited during start-up:\n${proc.tail()}`)
+      if (await ready().catch(() => false)) return
+      if (Date.now() > deadline) throw new Error(`${proc.name} not ready after ${READY_TIMEOUT_MS / 1000}s:\n${proc.tail()}`)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+}
+
+async function distinctFreePorts(count: number): Promise<[number, number, number]> {
+  const ports = new Set<number>()
+  while (ports.size < count) ports.add(await freePort())
+  return [...ports] as [number, number, number]
+}
+
+function httpGet(url: string, tls?: {ca: string; cert: string; key: string}): Promise<{status: number; body: string}> {
+  return new Promise((resolve, reject) => {
+    const request = (url.startsWith('https:') ? https : http).get(url, {...tls, timeout: 5_000}, (response) => {
+      let body = ''
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      response.on('end', () => resolve({status: response.statusCode ?? 0, body}))
+    })
+    request.on('timeout', () => request.destroy(new Error(`GET ${url} timed out`)))
+    request.on('error', reject)
+  })
+}

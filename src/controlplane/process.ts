@@ -1,0 +1,89 @@
+/**
+ * A long-running child process of the control plane (etcd, kube-apiserver) in its own process group,
+ * with its output in a log file, that can be stopped and started again with the same arguments.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {openSync, closeSync, readFileSync} from 'node:fs'
+import net from 'node:net'
+
+/** How long a stop waits after SIGTERM before SIGKILL: kube-apiserver drains its requests first. */
+const STOP_GRACE_MS = 5_000
+
+export class ManagedProcess {
+  private child: ChildProcess | undefined
+  private exited: Promise<void> = Promise.resolve()
+  readonly name: string
+  readonly command: string
+  readonly args: readonly string[]
+  readonly logFile: string
+  private readonly onStart: (pid: number) => void
+
+  constructor(options: {name: string; command: string; args: readonly string[]; logFile: string; onStart?: (pid: number) => void}) {
+    this.name = options.name
+    this.command = options.command
+    this.args = options.args
+    this.logFile = options.logFile
+    this.onStart = options.onStart ?? (() => {})
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid
+  }
+
+  start(): void {
+    if (this.running) throw new Error(`${this.name} is already running`)
+    const log = openSync(this.logFile, 'a')
+    // detached: its own process group, so a terminal's Ctrl-C reaches the harness (which cleans up)
+    // rather than racing it, and the whole group can be killed at once.
+    const child = spawn(this.command, this.args, {detached: true, stdio: ['ignore', log, log]})
+    closeSync(log)
+    this.child = child
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()))
+    child.once('error', () => {})
+    if (child.pid !== undefined) this.onStart(child.pid)
+    child.unref()
+  }
+
+  /** SIGTERM, then SIGKILL after a grace period (or at once with signal 'SIGKILL'); resolves when it has exited. */
+  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
+    const child = this.child
+    if (child === undefined || !this.running) return
+    killGroup(child, signal)
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), signal === 'SIGKILL' ? 0 : STOP_GRACE_MS)
+    await this.exited
+    clearTimeout(timer)
+  }
+
+  /** The last lines of the log, for error messages. */
+  tail(lines = 20): string {
+    try {
+      return readFileSync(this.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n')
+    } catch {
+      return ''
+    }
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal)
+  } catch {
+    // Already gone.
+  }
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
