@@ -1,0 +1,68 @@
+/**
+ * The public face of the engine: what src/commands, src/kube and src/iri may use. Anything not
+ * exported here is private to src/core.
+ */
+export {sleep, systemClock, type Cancel, type Clock} from './clock.ts'
+export {
+  POOL_KINDS,
+  POOL_KIND_NAMES,
+  READY_CONDITION,
+  REASON_HEARTBEAT_RECEIVED,
+  REASON_RUNTIME_UNREACHABLE,
+  isPoolKindName,
+  poolFromPoolletUser,
+  type PoolKind,
+  type PoolKindName,
+} from './pool-kinds.ts'
+export type * from './types.ts'
+export {CONDITION_STATUSES} from './types.ts'
+export {conditionDiffers, findCondition, formatMicroTime, formatTime, setCondition, type DesiredCondition} from './conditions.ts'
+export {AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError, ProbeError, errorMessage} from './errors.ts'
+export type {EventSink, LeaseStore, Logger, PoolEvent, PoolStatusStore, RuntimeProbe} from './ports.ts'
+export {READY_WRITE_ATTEMPTS, writeReady, type ReadyWriteOptions, type ReadyWriteResult} from './ready-writer.ts'
+
+// Poollet: the heartbeat engine and its settings.
+export {DEFAULT_JITTER_FACTOR, jittered, runEvery, type RunEveryOptions} from './run-every.ts'
+export {LEASE_WRITE_ATTEMPTS, LeaseRenewer, defaultHolderIdentity, type LeaseRenewal, type LeaseRenewerOptions} from './lease-renewer.ts'
+export {
+  Heartbeat,
+  type HeartbeatOptions,
+  type LeaseResult,
+  type ProbeResult,
+  type ReadyResult,
+  type TickResult,
+} from './heartbeat.ts'
+export {DurationSyntaxError, formatDuration, parseDuration} from './durations.ts'
+export {
+  POOLLET_DEFAULTS,
+  POOLLET_FLAGS,
+  isDnsSubdomain,
+  validatePoolletOptions,
+  type PoolletInput,
+  type PoolletOptions,
+  type PoolletValidation,
+} from './poollet-options.ts'
+
+// Controller: the lifecycle engine (one per pool kind) and its settings.
+export {
+  PoolLifecycle,
+  type BreakerState,
+} from './pool-lifecycle.ts'
+export {
+  DEFAULT_GRACE_PERIOD_MS,
+  DEFAULT_RETRY_BASE_MS,
+  DEFAULT_RETRY_MAX_MS,
+  type BreakerReport,
+  type LifecycleObserver,
+  type MarkReport,
+  type PoolLifecycleOptions,
+} from './lifecycle-options.ts'
+export {
+  MAX_UNHEALTHY_FLAG,
+  exceedsMaxUnhealthy,
+  formatMaxUnhealthy,
+  parseMaxUnhealthy,
+  type BreakerTransition,
+  type MaxUnhealthy,
+} from './max-unhealthy.ts'
+export type {HealthRecord} from './health-tracker.ts'
