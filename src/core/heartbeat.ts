@@ -122,8 +122,8 @@ export class Heartbeat {
         signal,
         // tickOnce() does not throw; only onTick could. Log it and keep beating.
         onError: (error) => logger.error({...this.fields(), err: error}, 'heartbeat tick failed'),
-        ...(jitterFactor === undefined ? {} : {jitterFactor}),
-        ...(random === undefined ? {} : {random}),
+        jitterFactor,
+        random,
       },
     )
   }
@@ -182,9 +182,7 @@ export class Heartbeat {
       case 'renewed':
         return {outcome: renewal.outcome, durationMs}
       case 'took-over':
-        return renewal.previousHolder === undefined
-          ? {outcome: 'took-over', durationMs}
-          : {outcome: 'took-over', durationMs, previousHolder: renewal.previousHolder}
+        return {outcome: 'took-over', durationMs, previousHolder: renewal.previousHolder}
       case 'error':
         this.logFailure(renewal.action, renewal.error, {attempts: renewal.attempts})
         return {outcome: 'error', durationMs, error: renewal.error, action: renewal.action}
@@ -207,13 +205,12 @@ export class Heartbeat {
       },
     }
     try {
-      const cached = getPool?.()
       const result = await writeReady({
         store,
         clock,
         name: poolName,
         decide: (pool) => ({...decided, observedGeneration: pool.metadata.generation ?? 0}),
-        ...(cached === undefined ? {} : {current: cached}),
+        current: getPool?.(),
       })
       switch (result.outcome) {
         case 'written':

@@ -84,7 +84,7 @@ export class LeaseRenewer {
         this.latest = lease
         if (!takeover) return {outcome: 'renewed', lease}
         this.logTakeover(previousHolder)
-        return previousHolder ? {outcome: 'took-over', lease, previousHolder} : {outcome: 'took-over', lease}
+        return {outcome: 'took-over', lease, previousHolder}
       } catch (error) {
         // Each of these means the Lease moved under us: forget it and read it again. (A NotFoundError on
         // create is not one: that is a missing namespace, which reading again will not mend.)

@@ -118,6 +118,15 @@ describe('LeaseRenewer', () => {
     expect(infos[0]?.obj).to.include({previousHolder: 'p1_old', lease: `${NS}/${NAME}`})
   })
 
+  it('takes over a Lease without a holder, and says it had none', async () => {
+    store.put({name: NAME, namespace: NS, spec: {leaseTransitions: 1}})
+    const result = await renewer.renew()
+    expect(result.outcome).to.equal('took-over')
+    expect(result.outcome === 'took-over' && result.previousHolder).to.be.undefined
+    expect(store.peek(NAME)?.spec).to.deep.include({holderIdentity: ME, leaseTransitions: 2})
+    expect(logger.at('info').map((e) => e.msg)).to.deep.equal([`took over lease ${NS}/${NAME}, which had no holder`])
+  })
+
   it('after a takeover, later renewals keep the acquireTime and transitions', async () => {
     store.put({name: NAME, namespace: NS, spec: {holderIdentity: 'p1_old', leaseTransitions: 0}})
     await renewer.renew()
