@@ -7,8 +7,7 @@ import 'reflect-metadata' // @peculiar/x509's dependency injection needs the Ref
 import * as x509 from '@peculiar/x509'
 import {randomBytes, webcrypto} from 'node:crypto'
 
-// Node's WebCrypto is the standard Crypto; the DOM lib types are not loaded in this project.
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0])
+x509.cryptoProvider.set(webcrypto)
 
 const ALGORITHM = {name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256'}
 const VALIDITY_MS = 7 * 24 * 3600 * 1000
@@ -33,16 +32,13 @@ export interface IssueRequest {
   ipAddresses?: readonly string[]
 }
 
-type KeyPair = {publicKey: webcrypto.CryptoKey; privateKey: webcrypto.CryptoKey}
-// x509 is typed against the DOM's CryptoKey; Node's webcrypto keys are the same objects.
-type X509Key = x509.X509CertificateCreateWithKeyParams['signingKey']
-type X509Keys = x509.X509CertificateCreateSelfSignedParams['keys']
+type KeyPair = {publicKey: CryptoKey; privateKey: CryptoKey}
 
 async function generateKeys(): Promise<KeyPair> {
-  return (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as KeyPair
+  return (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']))
 }
 
-async function privateKeyPem(key: webcrypto.CryptoKey): Promise<string> {
+async function privateKeyPem(key: CryptoKey): Promise<string> {
   const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', key))
   const body = der.toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()
   return `-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----\n`
@@ -68,11 +64,11 @@ export async function createCertificateAuthority(commonName = 'ironpool-test-ca'
     name: [{CN: [commonName]}],
     ...validity(),
     signingAlgorithm: ALGORITHM,
-    keys: keys as unknown as X509Keys,
+    keys,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as unknown as X509Key),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   })
 
@@ -88,8 +84,8 @@ export async function createCertificateAuthority(commonName = 'ironpool-test-ca'
       issuer: ca.subject,
       ...validity(),
       signingAlgorithm: ALGORITHM,
-      publicKey: leafKeys.publicKey as unknown as X509Key,
-      signingKey: keys.privateKey as unknown as X509Key,
+      publicKey: leafKeys.publicKey,
+      signingKey: keys.privateKey,
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),

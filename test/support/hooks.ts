@@ -1,2 +1,9 @@
 /** Root hooks for the whole mocha run. */
-export const mochaHooks = {}
+import {stopSharedControlPlane} from './control-plane.ts'
+
+export const mochaHooks = {
+  async afterAll(this: Mocha.Context) {
+    this.timeout(30_000)
+    await stopSharedControlPlane()
+  },
+}
