@@ -1,0 +1,65 @@
+/**
+ * Translates client-node's errors into the core's few error kinds, once, for every adapter in src/kube.
+ * The message always names what was attempted (verb and resource), so a log line says what failed.
+ */
+import {ApiException} from '@kubernetes/client-node'
+import {AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError} from '../core/errors.ts'
+
+/** What was attempted, e.g. {verb: 'update', resource: 'lease ironcore-machinepool-lease/p1'}. */
+export interface Attempt {
+  verb: string
+  resource: string
+}
+
+interface StatusBody {
+  reason?: string
+  message?: string
+}
+
+function statusBody(body: unknown): StatusBody {
+  if (typeof body === 'string') {
+    try {
+      return JSON.parse(body) as StatusBody
+    } catch {
+      return {message: body}
+    }
+  }
+  return typeof body === 'object' && body !== null ? (body as StatusBody) : {}
+}
+
+/** The HTTP status of a client-node error, or undefined when the request never got an answer. */
+export function httpStatus(error: unknown): number | undefined {
+  return error instanceof ApiException ? error.code : undefined
+}
+
+export function translateApiError(error: unknown, attempt: Attempt): Error {
+  const what = `${attempt.verb} ${attempt.resource}`
+  if (!(error instanceof ApiException)) {
+    const cause = error instanceof Error ? error.message : String(error)
+    return new Error(`${what}: ${cause}`, {cause: error})
+  }
+  const body = statusBody(error.body)
+  const detail = body.message ?? `HTTP ${error.code}`
+  switch (error.code) {
+    case 401:
+    case 403:
+      return new ForbiddenError(`${what}: forbidden (${error.code}): ${detail}`, {cause: error})
+    case 404:
+      return new NotFoundError(`${what}: not found: ${detail}`, {cause: error})
+    case 409:
+      return body.reason === 'AlreadyExists'
+        ? new AlreadyExistsError(`${what}: already exists`, {cause: error})
+        : new ConflictError(`${what}: conflict: ${detail}`, {cause: error})
+    default:
+      return new Error(`${what}: HTTP ${error.code}: ${detail}`, {cause: error})
+  }
+}
+
+/** Runs a call and rethrows its failure translated. */
+export async function attempt<T>(what: Attempt, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    throw translateApiError(error, what)
+  }
+}
