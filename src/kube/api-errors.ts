@@ -24,7 +24,7 @@ function statusBody(body: unknown): StatusBody {
       return {message: body}
     }
   }
-  return typeof body === 'object' && body !== null ? (body as StatusBody) : {}
+  return typeof body === 'object' && body !== null ? body : {}
 }
 
 /** The HTTP status of a client-node error, or undefined when the request never got an answer. */
