@@ -24,7 +24,7 @@ export const POOLLET_FLAGS = {
   heartbeatInterval: '--heartbeat-interval',
   heartbeatLeaseDuration: '--heartbeat-lease-duration',
   heartbeatStatusTimeout: '--heartbeat-status-timeout',
-  runtimeDiscoveryTimeout: '--runtime-discovery-timeout',
+  runtimeDiscoveryTimeout: '--runtime-socket-discovery-timeout',
 } as const
 
 /** What the user gave, as text; an absent duration takes its default. */

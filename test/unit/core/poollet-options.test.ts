@@ -76,7 +76,7 @@ describe('validatePoolletOptions', () => {
     ['heartbeatInterval', '--heartbeat-interval'],
     ['heartbeatLeaseDuration', '--heartbeat-lease-duration'],
     ['heartbeatStatusTimeout', '--heartbeat-status-timeout'],
-    ['runtimeDiscoveryTimeout', '--runtime-discovery-timeout'],
+    ['runtimeDiscoveryTimeout', '--runtime-socket-discovery-timeout'],
   ] as const) {
     it(`an unparsable ${flag} names the flag and the value, and nothing else`, () => {
       expect(errorsOf({[field]: '10'})).to.deep.equal([
