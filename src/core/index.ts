@@ -66,3 +66,17 @@ export {
   type MaxUnhealthy,
 } from './max-unhealthy.ts'
 export type {HealthRecord} from './health-tracker.ts'
+
+// Leader election: client-go's semantics on a Lease, through the LeaseStore port and the Clock.
+export {LeaderElector} from './leader-elector.ts'
+export {
+  LEADER_ELECTION_DEFAULTS,
+  LEADER_ELECTION_FLAGS,
+  LEADER_JITTER_FACTOR,
+  leaderElectionTimings,
+  validateLeaderElection,
+  type LeaderElectionResult,
+  type LeaderElectionTimings,
+  type LeaderElectorOptions,
+  type LeaderLeaseRef,
+} from './leader-options.ts'
