@@ -1,0 +1,95 @@
+/**
+ * Runs `ironpool` as a real process, the way an operator or a Deployment does: node bin/run.js from
+ * the compiled dist/ (built once per test run when src/ is newer), output captured line by line.
+ */
+import {execFileSync, spawn, type ChildProcess} from 'node:child_process'
+import {existsSync, readdirSync, statSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {waitFor} from './wait.ts'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const BIN = path.join(ROOT, 'bin', 'run.js')
+
+function newestMtime(dir: string): number {
+  let newest = 0
+  for (const entry of readdirSync(dir, {withFileTypes: true, recursive: true})) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs)
+  }
+  return newest
+}
+
+let built = false
+/** Compiles src/ to dist/ unless dist/ is already newer than every source file. */
+export function ensureBuilt(): void {
+  if (built) return
+  const dist = path.join(ROOT, 'dist')
+  if (!existsSync(dist) || newestMtime(path.join(ROOT, 'src')) > newestMtime(dist)) {
+    execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json')], {stdio: 'inherit'})
+  }
+  built = true
+}
+
+export class CliProcess {
+  readonly child: ChildProcess
+  readonly stdout: string[] = []
+  readonly stderr: string[] = []
+  readonly exited: Promise<{code: number | null; signal: NodeJS.Signals | null}>
+
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+    ensureBuilt()
+    this.child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: {...process.env, NO_COLOR: '1', ...env},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const collect = (stream: NodeJS.ReadableStream | null, into: string[]) => {
+      let partial = ''
+      stream?.setEncoding('utf8')
+      stream?.on('data', (chunk: string) => {
+        const lines = (partial + chunk).split('\n')
+        partial = lines.pop() ?? ''
+        into.push(...lines)
+      })
+      stream?.on('end', () => partial && into.push(partial))
+    }
+    collect(this.child.stdout, this.stdout)
+    collect(this.child.stderr, this.stderr)
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({code, signal})))
+  }
+
+  /** Structured log lines (pino JSON on stderr). */
+  logs(): Record<string, unknown>[] {
+    return this.stderr.flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>]
+      } catch {
+        return []
+      }
+    })
+  }
+
+  /** Waits for a log line whose msg includes the text (and whose fields match), returning it. */
+  waitForLog(text: string, fields: Record<string, unknown> = {}, timeoutMs = 10_000): Promise<Record<string, unknown>> {
+    return waitFor(
+      `a log line "${text}"`,
+      () => this.logs().find((l) => String(l.msg).includes(text) && Object.entries(fields).every(([k, v]) => l[k] === v)),
+      {timeoutMs},
+    )
+  }
+
+  /** Sends a signal and resolves with how the process ended. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<{code: number | null; signal: NodeJS.Signals | null}> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal)
+    return this.exited
+  }
+}
+
+/** Runs the CLI to completion. */
+export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{code: number | null; stdout: string; stderr: string}> {
+  const cli = new CliProcess(args, env)
+  const {code} = await cli.exited
+  // Let the streams drain their last chunk.
+  await new Promise((resolve) => setImmediate(resolve))
+  return {code, stdout: cli.stdout.join('\n'), stderr: cli.stderr.join('\n')}
+}
