@@ -1,0 +1,206 @@
+/**
+ * A list+watch cache for one resource, built on client-node's Watch because its informer stops for good
+ * on most errors and never relists. The loop is client-go's reflector reduced to what ironpool needs:
+ * list (all pages) → store → watch from the list's resourceVersion with bookmarks; a 410 Gone or a watch
+ * that cannot be reopened → relist; any other end → reopen from the last resourceVersion; every retry
+ * waits a bounded, jittered backoff; a watchdog restarts a silent stream; a periodic relist reconciles.
+ *
+ * isWhole() is true only after a list has completed and while a watch is established: it turns false at
+ * once when a stream breaks or a relist starts. A stream the server closes cleanly (its watch timeout)
+ * does not: it is reopened from the last resourceVersion and the server replays what happened meanwhile,
+ * so nothing can be missed; if reopening fails, that failure turns it false.
+ *
+ * An object that fails validate() is logged once (field at fault) and left out of the store; if it
+ * replaces a valid version, handlers see a delete, because keeping the old version would show a state
+ * that no longer exists.
+ */
+import {sleep, type Cancel} from '../core/clock.ts'
+import {errorMessage} from '../core/errors.ts'
+import {translateApiError} from './api-errors.ts'
+import {CacheHealth, type HealthListener} from './list-watch-health.ts'
+import {resolveOptions, type ListWatchCacheOptions, type ResolvedOptions} from './list-watch-options.ts'
+import {ObjectGate} from './list-watch-gate.ts'
+import {listAll} from './list-watch-list.ts'
+import {ObjectStore, type CacheEvent, type KubeObject} from './list-watch-store.ts'
+import {WatchBackoff} from './watch-backoff.ts'
+import {nextStep, runWatch, type EventOutcome, type WatchEnd} from './watch-stream.ts'
+
+export type {CacheEvent, KubeObject} from './list-watch-store.ts'
+export type {CacheObserver, ListWatchCacheOptions, Validation} from './list-watch-options.ts'
+
+export class ListWatchCache<T extends KubeObject> {
+  private readonly o: ResolvedOptions<T>
+  private readonly store = new ObjectStore<T>()
+  private readonly health: CacheHealth
+  private readonly backoff: WatchBackoff
+  private readonly handlers = new Set<(event: CacheEvent<T>) => void>()
+  private readonly gate: ObjectGate<T>
+  private rv = ''
+  private relistDue = false
+  private endWatch: (() => void) | undefined
+  private cancelRelist: Cancel = () => {}
+  private started = false
+
+  constructor(options: ListWatchCacheOptions<T>) {
+    this.o = resolveOptions(options)
+    this.gate = new ObjectGate({resource: this.o.resource, logger: this.o.logger, validate: this.o.validate, onInvalid: () => this.o.observer.event('invalid')})
+    this.backoff = new WatchBackoff(this.o.clock, this.o.backoff, this.o.random)
+    this.health = new CacheHealth((error) => this.o.logger.error({resource: this.o.resource, error: errorMessage(error)}, 'cache health listener failed'))
+  }
+
+  get size(): number {
+    return this.store.size
+  }
+  get(key: string): T | undefined {
+    return this.store.get(key)
+  }
+  list(): T[] {
+    return this.store.list()
+  }
+  /** The last resourceVersion seen, from a list, an event or a bookmark. */
+  get resourceVersion(): string {
+    return this.rv
+  }
+  isWhole(): boolean {
+    return this.health.isWhole()
+  }
+  /** Hears each change of isWhole(), with the reason; returns the unsubscribe function. */
+  onHealth(listener: HealthListener): () => void {
+    return this.health.subscribe(listener)
+  }
+  /** Resolves when the cache is whole (at once if it is); rejects when the signal aborts first. */
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    return this.health.waitForWhole(signal)
+  }
+  /** Handlers run synchronously after the store changed; one that throws is logged and the rest still run. */
+  onEvent(handler: (event: CacheEvent<T>) => void): () => void {
+    this.handlers.add(handler)
+    return () => this.handlers.delete(handler)
+  }
+
+  /** Runs until the signal aborts; resolves then, with the watch request ended and every timer cancelled. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.started) throw new Error(`list+watch cache for ${this.o.resource} started twice`)
+    this.started = true
+    try {
+      await this.loop(signal)
+    } finally {
+      this.cancelRelist()
+      this.health.set(false, 'stopped')
+    }
+  }
+
+  private async loop(signal: AbortSignal): Promise<void> {
+    let listReason: string | undefined = 'initial'
+    while (!signal.aborted) {
+      if (this.relistDue) listReason ??= 'periodic'
+      this.relistDue = false
+      if (listReason !== undefined) {
+        this.health.set(false, `relisting (${listReason})`)
+        this.o.observer.relist(listReason)
+        try {
+          await this.relist(signal)
+        } catch (error) {
+          if (signal.aborted) return
+          const reason = translateApiError(error, {verb: 'list', resource: this.o.resource}).message
+          this.o.logger.warn({resource: this.o.resource, error: reason}, 'list failed; retrying after backoff')
+          await this.pause(signal)
+          continue
+        }
+        listReason = undefined
+        this.armRelist()
+      }
+      const end = await runWatch({
+        watch: this.o.watch,
+        clock: this.o.clock,
+        watchdogMs: this.o.watchdogMs,
+        resourceVersion: this.rv,
+        signal,
+        onEvent: (type, object) => this.apply(type, object),
+        onEstablished: () => this.health.set(true, 'watching'),
+        onEnd: (end) => {
+          const notWhole = end.kind === 'aborted' ? undefined : nextStep(end).notWhole
+          if (notWhole !== undefined) this.health.set(false, notWhole)
+        },
+        exposeEnd: (end) => (this.endWatch = end),
+      })
+      this.endWatch = undefined
+      if (end.kind === 'aborted') return
+      listReason = this.afterWatch(end)
+      // A periodic relist follows at once; everything else after a backoff, so no failure can spin.
+      if (end.kind !== 'relist') await this.pause(signal)
+    }
+  }
+
+  /** Logs, counts and sets health for a stream's end; returns the reason to relist, if one is needed. */
+  private afterWatch(end: Exclude<WatchEnd, {kind: 'aborted'}>): string | undefined {
+    const next = nextStep(end)
+    if (next.restart === undefined) return next.relist
+    if (next.notWhole !== undefined) this.health.set(false, next.notWhole)
+    this.o.observer.watchRestart(next.restart)
+    const error = 'error' in end ? {error: errorMessage(end.error)} : {}
+    this.o.logger[next.level]({resource: this.o.resource, resourceVersion: this.rv, ...error}, next.message)
+    return next.relist
+  }
+
+  private async relist(signal: AbortSignal): Promise<void> {
+    const snapshot = await listAll(this.o.list, this.o.pageSize, this.gate, signal)
+    this.gate.retainOnly(snapshot.keys)
+    this.rv = snapshot.resourceVersion
+    this.emit(this.store.replace(snapshot.objects))
+  }
+
+  private apply(type: string, raw: unknown): EventOutcome {
+    if (type === 'ERROR') {
+      const status = (raw ?? {}) as {code?: number; message?: string}
+      if (status.code === 410) return 'gone'
+      return new Error(`watch ${this.o.resource}: ERROR event ${status.code ?? '?'}: ${status.message ?? 'no message'}`)
+    }
+    const object = raw as T
+    const rv = object?.metadata?.resourceVersion
+    if (rv) this.rv = rv
+    if (type === 'BOOKMARK') {
+      this.o.observer.event('bookmark')
+      return 'ok'
+    }
+    const key = this.gate.key(object)
+    if (key === undefined) return 'ok'
+    if (type === 'DELETED') {
+      this.gate.forget(key)
+      this.emit([this.store.delete(key)])
+    } else if (type === 'ADDED' || type === 'MODIFIED') {
+      this.emit([this.gate.admit(key, object) ? this.store.upsert(key, object) : this.store.delete(key)])
+    } else {
+      this.o.logger.debug({resource: this.o.resource, type}, 'unknown watch event type ignored')
+    }
+    return 'ok'
+  }
+
+  private emit(events: ReadonlyArray<CacheEvent<T> | undefined>): void {
+    for (const event of events) {
+      if (event === undefined) continue
+      this.o.observer.event(event.type)
+      for (const handler of [...this.handlers]) {
+        try {
+          handler(event)
+        } catch (error) {
+          this.o.logger.error({resource: this.o.resource, key: event.key, type: event.type, error: errorMessage(error)}, 'cache event handler failed')
+        }
+      }
+    }
+  }
+
+  private armRelist(): void {
+    this.cancelRelist()
+    if (this.o.relistIntervalMs <= 0) return
+    this.cancelRelist = this.o.clock.setTimer(this.o.relistIntervalMs, () => {
+      this.relistDue = true
+      this.endWatch?.()
+    })
+  }
+
+  /** Waits the next backoff delay; returns early (without throwing) when the signal aborts. */
+  private async pause(signal: AbortSignal): Promise<void> {
+    await sleep(this.o.clock, this.backoff.next(), signal).catch(() => {})
+  }
+}
