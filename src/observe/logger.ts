@@ -1,0 +1,60 @@
+/**
+ * The process logger: pino on stderr, so that stdout stays for command output and `--json`.
+ * JSON lines for machines (the default when stderr is not a terminal: pods, pipes, CI), pino-pretty
+ * for a person at a terminal. The result satisfies the core's Logger port by structure.
+ */
+import pino from 'pino'
+import pretty from 'pino-pretty'
+import type {DestinationStream, Logger as PinoLogger} from 'pino'
+import type {Logger} from '../core/ports.ts'
+
+/** The levels ironpool speaks; pino's trace and fatal are left out so flags offer only what is used. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export const LOG_FORMATS = ['json', 'text', 'auto'] as const
+export type LogFormat = (typeof LOG_FORMATS)[number]
+
+export interface LoggerOptions {
+  /** Default: info. */
+  level?: LogLevel
+  /** Default: auto (text when the destination is a terminal, json otherwise). */
+  format?: LogFormat
+  /** Where lines go. Default: fd 2. A test seam; production code never sets it. */
+  destination?: DestinationStream | NodeJS.WritableStream
+  /** Whether the destination is a terminal, for `auto`. Default: process.stderr.isTTY. */
+  isTTY?: boolean
+}
+
+export type AppLogger = PinoLogger
+
+/** `auto` resolved: what a format option means for a destination. */
+export function resolveLogFormat(format: LogFormat, isTTY: boolean): 'json' | 'text' {
+  if (format !== 'auto') return format
+  return isTTY ? 'text' : 'json'
+}
+
+export function createLogger(options: LoggerOptions = {}): AppLogger {
+  const level = options.level ?? 'info'
+  const format = resolveLogFormat(options.format ?? 'auto', options.isTTY ?? process.stderr.isTTY === true)
+  // Synchronous writes: a second SIGTERM exits at once, and the line saying why must not be lost.
+  const target = options.destination ?? pino.destination({dest: 2, sync: true})
+  const stream: DestinationStream | NodeJS.WritableStream =
+    format === 'text'
+      ? pretty({destination: target, sync: true, colorize: options.destination === undefined && (options.isTTY ?? process.stderr.isTTY === true)})
+      : target
+  return pino(
+    {
+      level,
+      // Level names, not numbers: the lines are read by people and by log queries alike.
+      formatters: {level: (label) => ({level: label})},
+      // Kubernetes-style UTC timestamps, comparable with the API server's own logs.
+      timestamp: pino.stdTimeFunctions.isoTime,
+      base: {pid: process.pid},
+    },
+    stream,
+  )
+}
+
+// The core speaks to this logger through its port; the compiler keeps the two in step.
+const _satisfiesPort: (logger: AppLogger) => Logger = (logger) => logger
