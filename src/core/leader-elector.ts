@@ -7,7 +7,7 @@
  * never with ours, so clock skew cannot make a live leader look dead.
  */
 import {sleep} from './clock.ts'
-import {ConflictError, NotFoundError, errorMessage} from './errors.ts'
+import {AlreadyExistsError, ConflictError, NotFoundError, errorMessage} from './errors.ts'
 import {
   LEADER_JITTER_FACTOR,
   leaderElectionTimings,
@@ -215,7 +215,10 @@ export class LeaderElector {
 
   private logFailure(what: 'acquire' | 'renew', error: unknown): void {
     const message = errorMessage(error)
-    this.options.logger.warn({lease: this.describe(), err: message}, `failed to ${what} leader lease ${this.describe()}: ${message}`)
+    // Losing a race to another candidate is the election working, not a fault worth a warning.
+    const raced = error instanceof ConflictError || error instanceof AlreadyExistsError
+    const level = raced ? 'debug' : 'warn'
+    this.options.logger[level]({lease: this.describe(), err: message}, `failed to ${what} leader lease ${this.describe()}: ${message}`)
   }
 
   /** A throwing callback is the caller's bug; it must not break the election loop. */
