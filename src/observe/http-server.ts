@@ -34,7 +34,8 @@ export class ObserveServer implements Runnable {
 
   constructor(options: ObserveServerOptions) {
     this.options = options
-    this.name = options.name ?? (options.metrics !== undefined && options.readyz === undefined ? 'metrics' : 'health-probes')
+    const probes = options.healthz !== undefined || options.readyz !== undefined
+    this.name = options.name ?? (options.metrics === undefined ? 'health-probes' : probes ? 'metrics-and-probes' : 'metrics')
     // Nobody may be waiting when listening fails; start() reports that failure itself.
     this.bound.promise.catch(() => {})
   }

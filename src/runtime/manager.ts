@@ -112,7 +112,7 @@ export class Manager {
 
     const startLeading = (leaderSignal: AbortSignal) => {
       if (reason !== undefined) return
-      logger.info({}, 'started leading')
+      if (leaderElection !== undefined) logger.info({}, 'started leading')
       const runSignal = AbortSignal.any([leaderOnly.controller.signal, leaderSignal])
       for (const runnable of this.runnables.filter((r) => r.needLeaderElection)) launch(leaderOnly, runnable, runSignal)
     }

@@ -45,6 +45,11 @@ describe('ObserveServer', () => {
     await Promise.all(running.splice(0).map((r) => r.stop()))
   })
 
+  it('is named after what it serves', () => {
+    const names = [{metrics: new Registry()}, {readyz: new Map()}, {metrics: new Registry(), healthz: new Map()}].map((o) => new ObserveServer({address: LOOPBACK, ...o}).name)
+    expect(names).to.deep.equal(['metrics', 'health-probes', 'metrics-and-probes'])
+  })
+
   it('reports the ephemeral port it bound', async () => {
     const server = serve({healthz: new Map()})
     await server.server.waitReady(server.controller.signal)
