@@ -9,7 +9,7 @@
  *   at all: it cannot break the API for them, even if a CEL expression erred.
  * - The name compared is `request.name`, from the URL: on a status subresource `object` is the whole
  *   pool, but on other subresources it is another type (autoscaling Scale), and on DELETE it is null;
- *   `request.name` is the name in every case (empty for a generateName create, which is then refused).
+ *   `request.name` is the name in every case (absent for a generateName create, which is then refused).
  * - A kind's objects are confined to that kind's poollets, whatever the groups say: a certificate with a
  *   volume pool's CN and the machine group cannot write any machine pool.
  */
@@ -28,7 +28,7 @@ const SCOPE = '*'
 
 const quote = (text: string): string => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
 
-/** CEL: this request writes one of the kind's objects (a Lease in its lease namespace, or a pool). */
+/** CEL: this request writes one of the kind's objects (a Lease in its lease namespace, or a pool). Leases always have a namespace. */
 export function targetsKind(kind: PoolKind): string {
   const lease = `request.resource.group == 'coordination.k8s.io' && request.resource.resource == 'leases' && request.namespace == ${quote(kind.leaseNamespace)}`
   const pool = `request.resource.group == ${quote(kind.group)} && request.resource.resource == ${quote(kind.plural)}`
@@ -38,11 +38,22 @@ export function targetsKind(kind: PoolKind): string {
 /** CEL: the caller is this kind's poollet for the pool the request names. */
 export function ownsObject(kind: PoolKind): string {
   const prefix = kind.poolletUserPrefix
-  return `${USER}.startsWith(${quote(prefix)}) && request.name == ${USER}.substring(${prefix.length})`
+  return `${USER}.startsWith(${quote(prefix)}) && variables.name == ${USER}.substring(${prefix.length})`
 }
 
-/** CEL: what the request touches, for messages, e.g. `machinepools/status p2` or `leases ironcore-machinepool-lease/p2`. */
-const TARGET = `request.resource.resource + (request.subResource == '' ? '' : '/' + request.subResource) + ' ' + (request.namespace == '' ? '' : request.namespace + '/') + request.name`
+/**
+ * CEL variables. Fields the API server leaves out of an AdmissionRequest are absent, not empty, and
+ * reading an absent field is an error (the server then prints the failed expression instead of our
+ * message): `namespace` on cluster-scoped pools, `subResource` on Leases, `name` on a generateName create.
+ */
+const VARIABLES = [
+  {name: 'name', expression: "has(request.name) ? request.name : ''"},
+  // What the request touches, for messages: `machinepools/status p2`, `leases ironcore-machinepool-lease/p2`.
+  {
+    name: 'target',
+    expression: "request.resource.resource + (has(request.subResource) ? '/' + request.subResource : '') + ' ' + (has(request.namespace) ? request.namespace + '/' : '') + variables.name",
+  },
+]
 
 function validation(kind: PoolKind): Manifest {
   return {
@@ -76,7 +87,7 @@ export function poolletPolicy(): Manifest {
         ],
       },
       matchConditions: [{name: 'poollet-identity', expression: kinds.map((kind) => `${USER}.startsWith(${quote(kind.poolletUserPrefix)})`).join(' || ')}],
-      variables: [{name: 'target', expression: TARGET}],
+      variables: VARIABLES,
       validations: kinds.map(validation),
     },
   }

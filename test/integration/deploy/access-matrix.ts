@@ -1,0 +1,133 @@
+/**
+ * The access matrix's columns: one real request each, made with an identity's kubeconfig, and how its
+ * answer is classified. Refusals are told apart by who refused: RBAC ("cannot <verb>") or the poollet
+ * admission policy (its name in the message).
+ */
+import {ApiException, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, type V1Lease} from '@kubernetes/client-node'
+import {POOL_KINDS, type PoolKind} from '../../../src/core/pool-kinds.ts'
+import {CONTROLLER_NAMESPACE, LEADER_ELECTION_ID, POOLLET_POLICY} from '../../../src/deploy/names.ts'
+
+export type Outcome = 'ok' | 'RBAC' | 'policy' | `HTTP ${number}`
+
+export interface Answer {
+  outcome: Outcome
+  message: string
+}
+
+export interface Clients {
+  pools: CustomObjectsApi
+  leases: CoordinationV1Api
+  core: CoreV1Api
+}
+
+export function clientsFor(kubeconfig: string): Clients {
+  const kc = new KubeConfig()
+  kc.loadFromFile(kubeconfig)
+  return {pools: kc.makeApiClient(CustomObjectsApi), leases: kc.makeApiClient(CoordinationV1Api), core: kc.makeApiClient(CoreV1Api)}
+}
+
+function errorMessage(body: unknown): string {
+  if (typeof body !== 'string') return JSON.stringify(body)
+  try {
+    return (JSON.parse(body) as {message?: string}).message ?? body
+  } catch {
+    return body
+  }
+}
+
+export async function classify(request: Promise<unknown>): Promise<Answer> {
+  try {
+    await request
+    return {outcome: 'ok', message: ''}
+  } catch (error) {
+    if (!(error instanceof ApiException)) throw error
+    const message = errorMessage(error.body)
+    if (error.code === 403 && message.includes(`ValidatingAdmissionPolicy '${POOLLET_POLICY}'`)) return {outcome: 'policy', message}
+    if (error.code === 403 && / cannot [a-z]+ resource /.test(message)) return {outcome: 'RBAC', message}
+    return {outcome: `HTTP ${error.code}`, message}
+  }
+}
+
+const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch)
+/** A MicroTime as the API writes it: six fractional digits. */
+const microNow = () => new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z')
+
+const pool = (kind: PoolKind) => ({group: kind.group, version: kind.version, plural: kind.plural})
+
+export function leaseBody(name: string, namespace: string): V1Lease {
+  const spec = {holderIdentity: `${name}_matrix`, leaseDurationSeconds: 40, renewTime: microNow()}
+  return {apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: {name, namespace}, spec: spec as unknown as V1Lease['spec']}
+}
+
+const machine = POOL_KINDS.machine
+const volume = POOL_KINDS.volume
+
+export interface Column {
+  title: string
+  /** The object a refusal message must name. */
+  object: string
+  run(c: Clients): Promise<unknown>
+}
+
+const patchStatus = (kind: PoolKind, name: string, status: object): Column => ({
+  title: `patch ${name} status`,
+  object: name,
+  run: (c) => c.pools.patchClusterCustomObjectStatus({...pool(kind), name, body: {status}}, MERGE),
+})
+
+const renewLease = (kind: PoolKind, name: string): Column => ({
+  title: `renew Lease ${name}`,
+  object: name,
+  run: (c) => c.leases.patchNamespacedLease({name, namespace: kind.leaseNamespace, body: {spec: {renewTime: microNow()}}}, MERGE),
+})
+
+const createLease = (kind: PoolKind, name: string): Column => ({
+  title: `create Lease ${name}`,
+  object: name,
+  run: (c) => c.leases.createNamespacedLease({namespace: kind.leaseNamespace, body: leaseBody(name, kind.leaseNamespace)}),
+})
+
+/** In order: `create Lease p1` runs before `renew Lease p1`, which needs the Lease. */
+export const COLUMNS: Column[] = [
+  {title: 'list machinepools', object: '', run: (c) => c.pools.listClusterCustomObject(pool(machine))},
+  patchStatus(machine, 'p1', {state: 'Ready'}),
+  patchStatus(machine, 'p2', {state: 'Ready'}),
+  patchStatus(volume, 'v1', {state: 'Available'}),
+  // Dry-run: authorization and admission run as for a real delete, and a wrong grant would not cost the pool.
+  {title: 'delete p1', object: 'p1', run: (c) => c.pools.deleteClusterCustomObject({...pool(machine), name: 'p1', dryRun: 'All'})},
+  createLease(machine, 'p1'),
+  renewLease(machine, 'p1'),
+  createLease(machine, 'p3'),
+  renewLease(machine, 'p2'),
+  renewLease(volume, 'v1'),
+  {title: 'read Leases', object: '', run: (c) => c.leases.listNamespacedLease({namespace: machine.leaseNamespace})},
+  {title: 'Lease in default', object: 'p1', run: (c) => c.leases.createNamespacedLease({namespace: 'default', body: leaseBody('p1', 'default')})},
+  {
+    title: 'leader Lease',
+    object: LEADER_ELECTION_ID,
+    // What leader election does: create the Lease, then read and update it (never patch).
+    run: async (c) => {
+      await c.leases.createNamespacedLease({namespace: CONTROLLER_NAMESPACE, body: leaseBody(LEADER_ELECTION_ID, CONTROLLER_NAMESPACE)}).catch((error: unknown) => {
+        if (!(error instanceof ApiException && error.code === 409)) throw error
+      })
+      const lease = await c.leases.readNamespacedLease({name: LEADER_ELECTION_ID, namespace: CONTROLLER_NAMESPACE})
+      await c.leases.replaceNamespacedLease({name: LEADER_ELECTION_ID, namespace: CONTROLLER_NAMESPACE, body: lease})
+    },
+  },
+  {
+    title: 'create Event',
+    object: '',
+    run: (c) =>
+      c.core.createNamespacedEvent({
+        namespace: 'default',
+        body: {metadata: {generateName: 'p1.'}, involvedObject: {apiVersion: `${machine.group}/${machine.version}`, kind: machine.kind, name: 'p1'}, reason: 'Matrix', message: 'access matrix', type: 'Normal'},
+      }),
+  },
+  {title: 'read Secrets', object: '', run: (c) => c.core.listNamespacedSecret({namespace: CONTROLLER_NAMESPACE})},
+]
+
+export function column(title: string): Column {
+  const found = COLUMNS.find((candidate) => candidate.title === title)
+  if (found === undefined) throw new Error(`no column ${title}`)
+  return found
+}
