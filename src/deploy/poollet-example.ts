@@ -43,8 +43,9 @@ export function poolletDeployment(kind: PoolKind, pool: string): Manifest {
             {
               name: 'poollet',
               image: IMAGE,
-              args: ['poollet', `--pool-name=${pool}`, `--kind=${kind.name}`],
-              env: [{name: 'KUBECONFIG', value: `${KUBECONFIG_DIR}/kubeconfig`}],
+              // --kubeconfig, not $KUBECONFIG: the poollet prefers in-cluster configuration to $KUBECONFIG,
+              // and in a pod that would be the wrong identity (or none, with no token mounted).
+              args: ['poollet', `--pool-name=${pool}`, `--kind=${kind.name}`, `--kubeconfig=${KUBECONFIG_DIR}/kubeconfig`],
               resources: RESOURCES,
               securityContext: CONTAINER_SECURITY_CONTEXT,
               volumeMounts: [

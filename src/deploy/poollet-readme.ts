@@ -41,17 +41,18 @@ What the group may do, and what narrows it to one pool:
    \`${CONTROLLER_NAMESPACE}/${secret}\` with the key \`kubeconfig\`:
    \`kubectl -n ${CONTROLLER_NAMESPACE} create secret generic ${secret} --from-file=kubeconfig=./${EXAMPLE_POOL}.kubeconfig\`
 3. The Deployment \`${poolletDeploymentName(machine, EXAMPLE_POOL)}\` in \`example/\` mounts the Secret at
-   \`${KUBECONFIG_DIR}\` and points \`KUBECONFIG\` at it. It mounts no ServiceAccount token
-   (\`automountServiceAccountToken: false\`): the certificate is its only identity.
+   \`${KUBECONFIG_DIR}\` and passes it with \`--kubeconfig\` (which wins over in-cluster configuration).
+   It mounts no ServiceAccount token (\`automountServiceAccountToken: false\`): the certificate is its
+   only identity.
 
 ## The example Deployment (\`example/\`, not part of \`deploy/default\`)
 
-- \`poollet --pool-name=${EXAMPLE_POOL} --kind=machine\`, one replica, \`Recreate\`: two poollets of one pool
+- \`poollet --pool-name=${EXAMPLE_POOL} --kind=${machine.name} --kubeconfig=…\`, one replica, \`Recreate\`: two poollets of one pool
   would take its Lease from each other.
 - The runtime's socket directory \`${RUNTIME_SOCKET_DIR}\` comes from the host (hostPath, read-only: connecting
   to a unix socket writes nothing), so the poollet finds the well-known sockets (e.g.
-  \`/var/run/iri-machinebroker.sock\`). Pin the pod to the pool's host (a \`nodeSelector\` of your own) and let
-  uid ${RUN_AS_USER} reach the socket (its group in \`supplementalGroups\`), or set \`IRI_MACHINE_RUNTIME_ENDPOINT\`.
+  \`${machine.wellKnownSockets[0] ?? ''}\`). Pin the pod to the pool's host (a \`nodeSelector\` of your own) and let
+  uid ${RUN_AS_USER} reach the socket (its group in \`supplementalGroups\`), or set \`${machine.runtimeEndpointEnv}\`.
 - Non-root, read-only root filesystem, all capabilities dropped, seccomp \`RuntimeDefault\`.
 
 Apply it after \`deploy/default\` and the Secret: \`kubectl apply -k deploy/poollet/example\`.
