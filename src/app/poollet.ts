@@ -1,0 +1,68 @@
+/**
+ * The poollet's wiring: the IRI runtime probe, the Lease and pool stores on client-node, the heartbeat
+ * engine, metrics, all under one manager. The command parses and validates; this assembles; the logic
+ * lives in src/core.
+ */
+import type {KubeConfig} from '@kubernetes/client-node'
+import {systemClock} from '../core/clock.ts'
+import {Heartbeat} from '../core/heartbeat.ts'
+import type {PoolletOptions} from '../core/poollet-options.ts'
+import type {Logger} from '../core/ports.ts'
+import {createRuntimeProbe} from '../iri/index.ts'
+import {createLeaseStore} from '../kube/lease-store.ts'
+import {createPoolStatusStore} from '../kube/pool-status-store.ts'
+import type {BindAddress} from '../observe/bind-address.ts'
+import {observeServers} from '../observe/http-server.ts'
+import {createPoolletMetrics, createRegistry} from '../observe/metrics.ts'
+import {recordTick} from '../observe/poollet-tick-metrics.ts'
+import {Manager} from '../runtime/manager.ts'
+
+export interface PoolletWiring {
+  options: PoolletOptions
+  kubeConfig: KubeConfig
+  runtimeEndpoint: string
+  holderIdentity: string
+  metricsAddress?: BindAddress
+  logger: Logger
+}
+
+/** Runs the poollet until signal aborts; rejects when a part of it fails for good. */
+export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Promise<void> {
+  const {options, kubeConfig, logger} = wiring
+  const kind = options.kind
+  const probe = createRuntimeProbe(kind, wiring.runtimeEndpoint, {timeoutMs: options.heartbeatStatusTimeoutMs})
+  const registry = createRegistry()
+  const metrics = createPoolletMetrics(registry, kind.name)
+  const heartbeat = new Heartbeat({
+    kind,
+    poolName: options.poolName,
+    holderIdentity: wiring.holderIdentity,
+    probe,
+    leases: createLeaseStore(kubeConfig, kind.leaseNamespace),
+    pools: createPoolStatusStore(kubeConfig, kind),
+    clock: systemClock,
+    logger,
+    intervalMs: options.heartbeatIntervalMs,
+    leaseDurationMs: options.heartbeatLeaseDurationMs,
+    statusTimeoutMs: options.heartbeatStatusTimeoutMs,
+  })
+
+  const manager = new Manager({logger})
+  const noChecks = new Map()
+  for (const server of observeServers({metricsAddress: wiring.metricsAddress, probeAddress: undefined, metrics: registry, healthz: noChecks, readyz: noChecks, logger})) {
+    manager.add(server)
+  }
+  manager.add({
+    name: 'heartbeat',
+    start: (runSignal) => heartbeat.run(runSignal, (result) => recordTick(metrics, kind.name, result, systemClock.now())),
+  })
+  logger.info(
+    {endpoint: wiring.runtimeEndpoint, holder: wiring.holderIdentity, interval: options.heartbeatIntervalMs, leaseDuration: options.heartbeatLeaseDurationMs},
+    'poollet starting',
+  )
+  try {
+    await manager.run(signal)
+  } finally {
+    probe.close()
+  }
+}

@@ -1,0 +1,54 @@
+/** `ironpool poollet` refusing bad input before it starts, and stopping cleanly. */
+import {expect} from 'chai'
+import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
+import {runCli} from '../../support/cli.ts'
+import {KubeObjects} from '../../support/kube-objects.ts'
+import {poolletControlPlane, startPoollet} from '../../support/poollet-env.ts'
+import {waitFor} from '../../support/wait.ts'
+
+describe('ironpool poollet: flags and signals', function () {
+  this.timeout(60_000)
+
+  const refusals: [string, string[], string][] = [
+    ['a zero interval', ['--heartbeat-interval=0s'], '--heartbeat-interval'],
+    ['a lease duration not above the interval', ['--heartbeat-interval=10s', '--heartbeat-lease-duration=10s'], '--heartbeat-lease-duration'],
+    ['a status timeout not below the interval', ['--heartbeat-interval=1s', '--heartbeat-status-timeout=1s'], '--heartbeat-status-timeout'],
+    ['an unparsable duration', ['--heartbeat-interval=soon'], 'soon'],
+    ['an unknown kind', ['--kind=network'], 'machine, volume, bucket'],
+    ['a missing pool name', [], 'pool-name'],
+  ]
+  for (const [what, args, mention] of refusals) {
+    it(`exits 2 naming the rule for ${what}`, async () => {
+      const withPool = what === 'a missing pool name' ? args : ['--pool-name=p1', ...args]
+      const result = await runCli(['poollet', ...withPool])
+      expect(result.code, result.stderr).to.equal(2)
+      // oclif wraps its error lines behind a '›' margin.
+      expect(result.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ')).to.include(mention)
+    })
+  }
+
+  it('takes flags from IRONPOOL_ environment variables', async () => {
+    const result = await runCli(['poollet', '--pool-name=p1'], {IRONPOOL_HEARTBEAT_INTERVAL: '0s'})
+    expect(result.code).to.equal(2)
+    expect(result.stderr).to.include('--heartbeat-interval')
+  })
+
+  it('exits 0 on SIGTERM', async () => {
+    const plane = await poolletControlPlane()
+    const kind = POOL_KINDS.machine
+    const admin = new KubeObjects(plane.adminKubeconfig)
+    await admin.createPool(kind, 'pl-sigterm')
+    const fixture = await startPoollet(plane, kind, 'pl-sigterm')
+    try {
+      await waitFor('the first heartbeat', () => admin.getLease(kind, 'pl-sigterm'))
+      fixture.poollet.child.kill('SIGTERM')
+      let exit: {code: number | null} | undefined
+      void fixture.poollet.exited.then((e) => (exit = e))
+      // "Within a couple of seconds": a deadline on the exit, not a timing measurement.
+      await waitFor('the poollet to exit after SIGTERM', () => exit, {timeoutMs: 5_000})
+      expect(exit?.code).to.equal(0)
+    } finally {
+      await fixture.stop()
+    }
+  })
+})
