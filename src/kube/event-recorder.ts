@@ -1,0 +1,123 @@
+/**
+ * The core's EventSink on core/v1 Events, after client-go's recorder cut to what ironpool needs: a
+ * repeat of the same event (object, reason, message) within the aggregation window bumps the count
+ * of the Event already written instead of writing a new one, and a token bucket per object keeps a
+ * flapping pool from flooding the API. Recording never blocks the caller and never throws: an event
+ * is worth less than the work that reports it.
+ */
+import {CoreV1Api, PatchStrategy, setHeaderOptions, type CoreV1Event, type KubeConfig} from '@kubernetes/client-node'
+import type {Clock} from '../core/clock.ts'
+import {errorMessage} from '../core/errors.ts'
+import type {EventSink, Logger, PoolEvent} from '../core/ports.ts'
+
+/** client-go's spam filter: a burst of 25 per object, then one every 5 minutes. */
+const BURST = 25
+const REFILL_MS = 5 * 60_000
+/** Repeats within this window update one Event (client-go aggregates over 10 minutes). */
+const AGGREGATION_MS = 10 * 60_000
+/** Events of cluster-scoped objects live here, as kubectl and the kubelet put those of Nodes. */
+export const CLUSTER_EVENT_NAMESPACE = 'default'
+
+interface Bucket {
+  tokens: number
+  refilledAt: number
+}
+
+interface Written {
+  name: string
+  count: number
+  at: number
+}
+
+export interface EventRecorderOptions {
+  kubeConfig: KubeConfig
+  clock: Clock
+  logger: Logger
+  component: string
+  /** Test seam: the namespace Events are written to. */
+  namespace?: string
+}
+
+export class EventRecorder implements EventSink {
+  private readonly api: CoreV1Api
+  private readonly buckets = new Map<string, Bucket>()
+  private readonly written = new Map<string, Written>()
+  private readonly o: EventRecorderOptions
+  private readonly namespace: string
+  private inFlight: Promise<void> = Promise.resolve()
+
+  constructor(options: EventRecorderOptions) {
+    this.o = options
+    this.api = options.kubeConfig.makeApiClient(CoreV1Api)
+    this.namespace = options.namespace ?? CLUSTER_EVENT_NAMESPACE
+  }
+
+  record(event: PoolEvent): void {
+    const now = this.o.clock.now()
+    const objectKey = `${event.kind}/${event.name}`
+    if (!this.take(objectKey, now)) {
+      this.o.logger.debug({object: objectKey, reason: event.reason}, 'event dropped by the rate limit')
+      return
+    }
+    this.prune(now)
+    this.inFlight = this.inFlight.then(() => this.write(event, now)).catch(() => {})
+  }
+
+  /** Resolves when every event recorded so far has been written (or has failed). */
+  flush(): Promise<void> {
+    return this.inFlight
+  }
+
+  private take(key: string, now: number): boolean {
+    const bucket = this.buckets.get(key) ?? {tokens: BURST, refilledAt: now}
+    const refills = Math.floor((now - bucket.refilledAt) / REFILL_MS)
+    if (refills > 0) {
+      bucket.tokens = Math.min(BURST, bucket.tokens + refills)
+      bucket.refilledAt += refills * REFILL_MS
+    }
+    this.buckets.set(key, bucket)
+    if (bucket.tokens <= 0) return false
+    bucket.tokens--
+    return true
+  }
+
+  /** Forgets aggregation entries and full buckets past their window, so memory does not grow with churn. */
+  private prune(now: number): void {
+    for (const [key, entry] of this.written) if (now - entry.at > AGGREGATION_MS) this.written.delete(key)
+    for (const [key, bucket] of this.buckets) if (bucket.tokens >= BURST && now - bucket.refilledAt > REFILL_MS) this.buckets.delete(key)
+  }
+
+  private async write(event: PoolEvent, now: number): Promise<void> {
+    const key = `${event.kind}/${event.name}/${event.reason}/${event.message}`
+    const time = new Date(now)
+    const previous = this.written.get(key)
+    try {
+      if (previous !== undefined) {
+        previous.count++
+        previous.at = now
+        await this.api.patchNamespacedEvent(
+          {name: previous.name, namespace: this.namespace, body: {count: previous.count, lastTimestamp: time}},
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        )
+        return
+      }
+      const name = `${event.name}.${now.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`
+      const body: CoreV1Event = {
+        metadata: {name, namespace: this.namespace},
+        involvedObject: {apiVersion: event.apiVersion, kind: event.kind, name: event.name, uid: event.uid},
+        reason: event.reason,
+        message: event.message,
+        type: event.type,
+        source: {component: this.o.component},
+        reportingComponent: this.o.component,
+        firstTimestamp: time,
+        lastTimestamp: time,
+        count: 1,
+      }
+      await this.api.createNamespacedEvent({namespace: this.namespace, body})
+      this.written.set(key, {name, count: 1, at: now})
+    } catch (error) {
+      this.o.logger.warn({object: `${event.kind}/${event.name}`, reason: event.reason, error: errorMessage(error)}, 'could not record event')
+    }
+  }
+}
