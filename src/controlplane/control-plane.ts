@@ -220,6 +220,11 @@ export class ControlPlane {
     return this.etcd.running
   }
 
+  /** etcd's client URL (plain HTTP on loopback), for tests that talk to etcd directly, e.g. to compact it. */
+  get etcdUrl(): string {
+    return this.etcd.args.find((a) => a.startsWith('--listen-client-urls='))?.split('=')[1] ?? ''
+  }
+
   /** Process ids of the running etcd and kube-apiserver (each leads its own process group). */
   get pids(): number[] {
     return [this.etcd.pid, this.apiServer.pid].filter((pid): pid is number => pid !== undefined)
