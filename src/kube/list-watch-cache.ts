@@ -96,13 +96,17 @@ export class ListWatchCache<T extends KubeObject> {
       if (this.relistDue) listReason ??= 'periodic'
       this.relistDue = false
       if (listReason !== undefined) {
-        this.health.set(false, `relisting (${listReason})`)
+        // A periodic relist is a reconciliation while the view is whole: the watch was healthy until
+        // this moment and the list brings the store up to date, so it does not count as blindness
+        // (otherwise the controller's blindness guard would restart every grace period at each one).
+        if (listReason !== 'periodic') this.health.set(false, `relisting (${listReason})`)
         this.o.observer.relist(listReason)
         try {
           await this.relist(signal)
         } catch (error) {
           if (signal.aborted) return
           const reason = translateApiError(error, {verb: 'list', resource: this.o.resource}).message
+          this.health.set(false, `list failed (${listReason})`)
           this.o.logger.warn({resource: this.o.resource, error: reason}, 'list failed; retrying after backoff')
           await this.pause(signal)
           continue
