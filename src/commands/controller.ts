@@ -1,0 +1,90 @@
+import {Command, Flags} from '@oclif/core'
+import {randomUUID} from 'node:crypto'
+import {hostname} from 'node:os'
+import {runController} from '../app/controller.ts'
+import {bindAddressFlag, durationFlag, failUsage, kubeconfigFlag, loggingFlags, withEnv, USAGE_EXIT_CODE} from '../cli/flags.ts'
+import {CONTROLLER_DEFAULTS, validateControllerOptions} from '../core/controller-options.ts'
+import {errorMessage} from '../core/errors.ts'
+import {POOL_KIND_NAMES, POOL_KINDS} from '../core/pool-kinds.ts'
+import {loadKubeConfig} from '../kube/kubeconfig.ts'
+import {resolveServedKinds} from '../kube/served-kinds.ts'
+import {createLogger} from '../observe/logger.ts'
+import {LeadershipLostError} from '../runtime/errors.ts'
+import {setupSignalHandler} from '../runtime/signals.ts'
+
+export default class Controller extends Command {
+  static override summary = 'Mark pools Ready=Unknown when they show no sign of life for the grace period.'
+  static override description = `Watches every pool and its Lease. A pool whose Lease renewTime, Ready status and observedGeneration have not changed for --grace-period (judged on this process's own clock) gets Ready=Unknown, once. Nothing is marked while the watches are not whole. Every flag can also be set by an IRONPOOL_<FLAG> environment variable.`
+  static override examples = ['<%= config.bin %> controller', '<%= config.bin %> controller --leader-elect --grace-period=40s --max-unhealthy=30%']
+
+  static override flags = withEnv({
+    'grace-period': durationFlag({description: 'How long a pool may show no progress before it is marked Unknown; > 0.', default: CONTROLLER_DEFAULTS.gracePeriodMs}),
+    kinds: Flags.string({description: `Comma-separated pool kinds to watch (${POOL_KIND_NAMES.join(', ')}). Default: every kind the API serves.`}),
+    'max-unhealthy': Flags.string({description: 'Circuit breaker: when more pools of a kind than this (a count, or a percentage like 30%) are stale at once, mark none. Default: off.'}),
+    kubeconfig: kubeconfigFlag(),
+    'leader-elect': Flags.boolean({description: 'Elect a leader among replicas; only the leader writes.', default: false}),
+    'leader-election-namespace': Flags.string({description: "Namespace of the leader election's Lease.", default: CONTROLLER_DEFAULTS.leaderElectionNamespace}),
+    'leader-election-id': Flags.string({description: "Name of the leader election's Lease.", default: CONTROLLER_DEFAULTS.leaderElectionId}),
+    'leader-elect-lease-duration': durationFlag({description: 'How long a leader Lease is valid without renewal.', default: CONTROLLER_DEFAULTS.leaseDurationMs}),
+    'leader-elect-renew-deadline': durationFlag({description: 'How long the leader retries renewing before it gives up leadership.', default: CONTROLLER_DEFAULTS.renewDeadlineMs}),
+    'leader-elect-retry-period': durationFlag({description: 'Time between leader election attempts.', default: CONTROLLER_DEFAULTS.retryPeriodMs}),
+    'metrics-bind-address': bindAddressFlag({description: 'Address of /metrics; 0 turns it off.', default: ':8080'}),
+    'health-probe-bind-address': bindAddressFlag({description: 'Address of /healthz and /readyz; 0 turns it off.', default: ':8081'}),
+    ...loggingFlags(),
+  })
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Controller)
+    const validation = validateControllerOptions({
+      gracePeriodMs: flags['grace-period'],
+      kinds: flags.kinds,
+      maxUnhealthy: flags['max-unhealthy'],
+      leaderElect: flags['leader-elect'],
+      leaderElectionNamespace: flags['leader-election-namespace'],
+      leaderElectionId: flags['leader-election-id'],
+      leaderElection: {
+        leaseDurationMs: flags['leader-elect-lease-duration'],
+        renewDeadlineMs: flags['leader-elect-renew-deadline'],
+        retryPeriodMs: flags['leader-elect-retry-period'],
+      },
+    })
+    if (!validation.ok) failUsage(this, validation.errors)
+    const options = validation.options
+
+    let kubeConfig
+    try {
+      kubeConfig = loadKubeConfig({kubeconfig: flags.kubeconfig})
+    } catch (error) {
+      this.error(`--kubeconfig: ${errorMessage(error)}`, {exit: USAGE_EXIT_CODE})
+    }
+    const logger = createLogger({level: flags['log-level'], format: flags['log-format']})
+    const signals = setupSignalHandler({logger})
+    try {
+      const kinds = await resolveServedKinds(kubeConfig, POOL_KIND_NAMES.map((n) => POOL_KINDS[n]), options.kinds)
+      const le = options.leaderElection
+      await runController(
+        {
+          kubeConfig,
+          kinds,
+          gracePeriodMs: options.gracePeriodMs,
+          maxUnhealthy: options.maxUnhealthy,
+          leaderElection: le === undefined ? undefined : {...le, identity: `${hostname()}_${randomUUID()}`},
+          metricsAddress: flags['metrics-bind-address'],
+          probeAddress: flags['health-probe-bind-address'],
+          logger,
+        },
+        signals.signal,
+      )
+    } catch (error) {
+      if (error instanceof LeadershipLostError) {
+        logger.error({}, 'leader election lost: exiting so that the Deployment restarts this replica')
+        this.exit(1)
+      }
+      if (signals.signal.aborted) return
+      logger.error({err: error}, errorMessage(error))
+      this.exit(1)
+    } finally {
+      signals.dispose()
+    }
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The watch caches ironpool keeps, built one way for every command: a kind's pools (validated against
+ * the CRD's schema) and a kind's Leases, each on the robust ListWatchCache.
+ */
+import type {KubeConfig} from '@kubernetes/client-node'
+import type {Logger} from '../core/ports.ts'
+import type {PoolKind} from '../core/pool-kinds.ts'
+import type {Pool} from '../core/types.ts'
+import {validatePool} from '../deploy/pool-validator.ts'
+import {ListWatchCache, type CacheObserver} from './list-watch-cache.ts'
+import {WATCHDOG_DEFAULT_MS} from './list-watch-options.ts'
+import {customObjectSource, type ResourceRef} from './list-watch-source.ts'
+import type {KubeObject} from './list-watch-store.ts'
+
+/** A Lease as the watch delivers it (raw JSON; toLease() in lease-store.ts converts it). */
+export interface RawLease extends KubeObject {
+  metadata: {name: string; namespace?: string; resourceVersion?: string}
+  spec?: Record<string, unknown>
+}
+
+export interface CacheDeps {
+  logger: Logger
+  observer?: (resource: string) => Partial<CacheObserver>
+  /** Narrows a cache, e.g. `metadata.name=p1` for a poollet's own pool. */
+  fieldSelector?: string
+  labelSelector?: string
+}
+
+/** client-node's own stream timeout sits above the cache's watchdog, so that the watchdog decides. */
+const INACTIVITY_TIMEOUT_MS = WATCHDOG_DEFAULT_MS + 10_000
+
+function cacheOf<T extends KubeObject>(kc: KubeConfig, ref: ResourceRef, resource: string, deps: CacheDeps, validate?: (o: T) => ReturnType<typeof validatePool>) {
+  const source = customObjectSource<T>(kc, {...ref, fieldSelector: deps.fieldSelector, labelSelector: deps.labelSelector}, {inactivityTimeoutMs: INACTIVITY_TIMEOUT_MS})
+  return new ListWatchCache<T>({resource, list: source.list, watch: source.watch, logger: deps.logger, observer: deps.observer?.(resource), validate})
+}
+
+export function createPoolCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<Pool & KubeObject> {
+  return cacheOf<Pool & KubeObject>(kc, {group: kind.group, version: kind.version, plural: kind.plural}, kind.plural, deps, (pool) => validatePool(kind.name, pool))
+}
+
+export function createLeaseCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<RawLease> {
+  const ref = {group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace: kind.leaseNamespace}
+  return cacheOf<RawLease>(kc, ref, `leases ${kind.leaseNamespace}`, deps)
+}
+
+/** The key a namespaced object has in its cache. */
+export function leaseKey(kind: PoolKind, pool: string): string {
+  return `${kind.leaseNamespace}/${pool}`
+}
