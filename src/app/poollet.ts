@@ -11,6 +11,7 @@ import type {Logger} from '../core/ports.ts'
 import {createRuntimeProbe} from '../iri/index.ts'
 import {createLeaseStore} from '../kube/lease-store.ts'
 import {createPoolStatusStore} from '../kube/pool-status-store.ts'
+import {createPoolCache} from '../kube/resource-caches.ts'
 import type {BindAddress} from '../observe/bind-address.ts'
 import {observeServers} from '../observe/http-server.ts'
 import {createPoolletMetrics, createRegistry} from '../observe/metrics.ts'
@@ -33,7 +34,11 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
   const probe = createRuntimeProbe(kind, wiring.runtimeEndpoint, {timeoutMs: options.heartbeatStatusTimeoutMs})
   const registry = createRegistry()
   const metrics = createPoolletMetrics(registry, kind.name)
+  // A watch on this one pool: a steady-state tick then reads nothing. Trusted only while whole; until
+  // then (or if the watch is refused) the heartbeat reads the pool itself, so the Lease never waits on it.
+  const poolCache = createPoolCache(kubeConfig, kind, {logger, fieldSelector: `metadata.name=${options.poolName}`})
   const heartbeat = new Heartbeat({
+    getPool: () => (poolCache.isWhole() ? poolCache.get(options.poolName) : undefined),
     kind,
     poolName: options.poolName,
     holderIdentity: wiring.holderIdentity,
@@ -52,6 +57,8 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
   for (const server of observeServers({metricsAddress: wiring.metricsAddress, probeAddress: undefined, metrics: registry, healthz: noChecks, readyz: noChecks, logger})) {
     manager.add(server)
   }
+  // Not in the 'caches' group: nothing waits for it to sync.
+  manager.add({name: 'pool cache', start: (cacheSignal) => poolCache.start(cacheSignal)})
   manager.add({
     name: 'heartbeat',
     start: (runSignal) => heartbeat.run(runSignal, (result) => recordTick(metrics, kind.name, result, systemClock.now())),
