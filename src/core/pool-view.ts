@@ -13,12 +13,16 @@ export interface PoolView {
   ready: ConditionStatus | 'None'
   reason: string
   message: string
-  /** Age of Ready's lastTransitionTime, in ms; undefined when unknown. */
+  /** Ready's lastTransitionTime as written, and its age in ms; undefined when unknown. */
+  lastTransitionTime?: string
   sinceMs?: number
   holder?: string
-  /** Age of the Lease's renewTime, in ms. */
+  /** The Lease's renewTime as written, and its age in ms. */
+  renewTime?: string
   renewedMs?: number
   leaseDurationSeconds?: number
+  /** renewTime + duration (RFC 3339): when the Lease would expire without another renewal. */
+  expiresAt?: string
   /** expired: renewTime + duration is past on the local clock; missing: no Lease; no-renew: a Lease never renewed. */
   lease: 'valid' | 'expired' | 'missing' | 'no-renew'
   /** Warnings about timestamps that look skewed against the local clock. */
@@ -55,13 +59,32 @@ export function poolView(kind: PoolKind, pool: Pool, lease: Lease | undefined, n
     ready: ready?.status ?? 'None',
     reason: ready?.reason ?? '',
     message: ready?.message ?? '',
+    lastTransitionTime: ready?.lastTransitionTime,
     sinceMs,
     holder: lease?.spec.holderIdentity,
+    renewTime: lease?.spec.renewTime,
     renewedMs,
     leaseDurationSeconds: duration,
+    expiresAt: lease === undefined ? undefined : leaseExpiry(lease.spec),
     lease: leaseState,
     skew,
   }
+}
+
+/**
+ * When a Lease would expire without another renewal (renewTime + leaseDurationSeconds, RFC 3339), or
+ * undefined when either is missing or unreadable. Display only: the controller never judges expiry from
+ * a poollet's timestamps.
+ */
+export function leaseExpiry(spec: Lease['spec']): string | undefined {
+  const renewed = spec.renewTime === undefined ? Number.NaN : Date.parse(spec.renewTime)
+  if (Number.isNaN(renewed) || spec.leaseDurationSeconds === undefined) return undefined
+  return new Date(renewed + spec.leaseDurationSeconds * 1000).toISOString()
+}
+
+/** IronCore's poollets hold their pool's Lease as `<pool>_<uuid>`; any other holder is not that pool's poollet. */
+export function holderMatchesPool(holder: string, pool: string): boolean {
+  return holder.startsWith(`${pool}_`)
 }
 
 /** kubectl's age format: 45s, 3m12s, 5h4m, 3d2h, 400d. */

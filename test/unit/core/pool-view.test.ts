@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {formatAge, poolView} from '../../../src/core/pool-view.ts'
+import {formatAge, holderMatchesPool, leaseExpiry, poolView} from '../../../src/core/pool-view.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import type {Lease, Pool} from '../../../src/core/types.ts'
 
@@ -51,5 +51,28 @@ describe('pool view', () => {
       [3 * 3600_000, '3h'], [5 * 3600_000 + 4 * 60_000, '5h4m'], [30 * 3600_000, '30h'], [50 * 3600_000, '2d2h'], [400 * 86_400_000, '400d'],
     ]
     for (const [ms, text] of cases) expect(formatAge(ms), String(ms)).to.equal(text)
+  })
+
+  it('keeps the timestamps it computed ages from, and when the Lease would expire', () => {
+    const view = poolView(
+      kind,
+      pool([{type: 'Ready', status: 'False', reason: 'RuntimeUnreachable', message: 'down', lastTransitionTime: '2026-01-01T11:58:00Z'}]),
+      lease({holderIdentity: 'v1_x', leaseDurationSeconds: 40, renewTime: '2026-01-01T11:59:30.000000Z'}),
+      NOW,
+    )
+    expect(view).to.include({lastTransitionTime: '2026-01-01T11:58:00Z', renewTime: '2026-01-01T11:59:30.000000Z', expiresAt: '2026-01-01T12:00:10.000Z'})
+  })
+
+  it('has no expiry without renewTime or duration, or with an unreadable time', () => {
+    expect(leaseExpiry({leaseDurationSeconds: 40})).to.equal(undefined)
+    expect(leaseExpiry({renewTime: '2026-01-01T11:59:30.000000Z'})).to.equal(undefined)
+    expect(leaseExpiry({renewTime: 'yesterday', leaseDurationSeconds: 40})).to.equal(undefined)
+  })
+
+  it("matches a holder to its pool only as IronCore's poollets write it: <pool>_<uuid>", () => {
+    expect(holderMatchesPool('p1_5f2c', 'p1')).to.be.true
+    expect(holderMatchesPool('p10_5f2c', 'p1')).to.be.false
+    expect(holderMatchesPool('p1', 'p1')).to.be.false
+    expect(holderMatchesPool('other_p1_x', 'p1')).to.be.false
   })
 })

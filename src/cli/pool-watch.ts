@@ -1,0 +1,111 @@
+/**
+ * `pool status --watch`: one list+watch cache for each kind's pools and one for its Leases, and a new
+ * view reported whenever what a pool row says changes. Driven by cache events, plus one timer per pool
+ * for the moment its Lease would expire, because expiry is the one change no event announces.
+ * The caches retry on their own (backoff, relist) while the API is away; their warnings go to the logger.
+ */
+import type {KubeConfig, V1Lease} from '@kubernetes/client-node'
+import {systemClock, type Cancel, type Clock} from '../core/clock.ts'
+import type {PoolKind} from '../core/pool-kinds.ts'
+import {poolView, type PoolView} from '../core/pool-view.ts'
+import type {Logger} from '../core/ports.ts'
+import {validatePool} from '../deploy/pool-validator.ts'
+import {ListWatchCache, type KubeObject} from '../kube/list-watch-cache.ts'
+import {customObjectSource, type ResourceRef} from '../kube/list-watch-source.ts'
+import {toLease} from '../kube/lease-store.ts'
+import {checkedPool} from '../kube/pool-status-store.ts'
+
+export interface PoolWatchOptions {
+  kc: KubeConfig
+  kinds: readonly PoolKind[]
+  selector?: string
+  /** Only these pools; all when empty. */
+  names?: readonly string[]
+  logger: Logger
+  /** What was printed already (the first table): only departures from it are reported. */
+  printed: readonly PoolView[]
+  onChange: (view: PoolView) => void
+  /** Default: the system clock. */
+  clock?: Clock
+}
+
+/** A little past the expiry instant, so the view computed then already says expired. */
+const EXPIRY_MARGIN_MS = 50
+/** The caches' watchdog (their default) and client-node's inactivity timeout a little above it. */
+const WATCHDOG_MS = 120_000
+
+/** What a row says, without the ages that move every second: a change here is a new row. */
+function rowKey(view: PoolView): string {
+  return JSON.stringify([view.ready, view.reason, view.message, view.holder, view.lease, view.leaseDurationSeconds, view.skew.length > 0])
+}
+
+const id = (kind: PoolKind, name: string) => `${kind.name}/${name}`
+
+function cacheFor<T extends KubeObject>(options: PoolWatchOptions, ref: ResourceRef, validate?: (object: T) => ReturnType<typeof validatePool>): ListWatchCache<T> {
+  const source = customObjectSource<T>(options.kc, ref, {inactivityTimeoutMs: WATCHDOG_MS + 5_000})
+  return new ListWatchCache<T>({
+    resource: source.path,
+    list: source.list,
+    watch: source.watch,
+    logger: options.logger,
+    clock: options.clock,
+    watchdogMs: WATCHDOG_MS,
+    validate: validate && ((object) => {
+      const result = validate(object)
+      return result.ok ? {ok: true} : result
+    }),
+  })
+}
+
+/** Runs until the signal aborts. */
+export async function watchPools(options: PoolWatchOptions, signal: AbortSignal): Promise<void> {
+  const clock = options.clock ?? systemClock
+  const names = new Set(options.names ?? [])
+  const last = new Map(options.printed.map((view) => [`${view.kind}/${view.name}`, rowKey(view)]))
+  const expiryTimers = new Map<string, Cancel>()
+  let synced = false
+
+  const kinds = options.kinds.map((kind) => {
+    const pools = cacheFor<KubeObject>(options, {group: kind.group, version: kind.version, plural: kind.plural, labelSelector: options.selector}, (o) => validatePool(kind.name, o))
+    const leases = cacheFor<V1Lease>(options, {group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace: kind.leaseNamespace})
+    return {kind, pools, leases}
+  })
+
+  const recompute = ({kind, pools, leases}: (typeof kinds)[number], name: string): void => {
+    const key = id(kind, name)
+    expiryTimers.get(key)?.()
+    expiryTimers.delete(key)
+    const raw = pools.get(name)
+    if (!synced || (names.size > 0 && !names.has(name))) return
+    if (raw === undefined) {
+      // Deleted: forgotten, so a pool created again under this name is shown again.
+      last.delete(key)
+      return
+    }
+    const v1Lease = leases.get(`${kind.leaseNamespace}/${name}`)
+    const view = poolView(kind, checkedPool(kind, raw), v1Lease && toLease(v1Lease), clock.now())
+    if (last.get(key) !== rowKey(view)) {
+      last.set(key, rowKey(view))
+      options.onChange(view)
+    }
+    if (view.lease === 'valid' && view.expiresAt !== undefined) {
+      const inMs = Date.parse(view.expiresAt) - clock.now() + EXPIRY_MARGIN_MS
+      expiryTimers.set(key, clock.setTimer(Math.max(0, inMs), () => recompute({kind, pools, leases}, name)))
+    }
+  }
+
+  for (const entry of kinds) {
+    entry.pools.onEvent((event) => recompute(entry, event.key))
+    entry.leases.onEvent((event) => recompute(entry, event.key.slice(entry.kind.leaseNamespace.length + 1)))
+  }
+  const running = kinds.flatMap(({pools, leases}) => [pools.start(signal), leases.start(signal)])
+  try {
+    await Promise.all(kinds.flatMap(({pools, leases}) => [pools.waitForSync(signal), leases.waitForSync(signal)]))
+    synced = true
+    for (const entry of kinds) for (const raw of entry.pools.list()) recompute(entry, raw.metadata?.name ?? '')
+  } catch {
+    // Aborted before the caches were whole: nothing more to show.
+  }
+  await Promise.all(running)
+  for (const cancel of expiryTimers.values()) cancel()
+}

@@ -1,0 +1,81 @@
+import {Args, Command, Flags} from '@oclif/core'
+import {colourEnabled} from '../../cli/colour.ts'
+import {failUsage, withEnv} from '../../cli/flags.ts'
+import {openSession, type KubeSession} from '../../cli/kube-session.ts'
+import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
+import {OperatorError} from '../../cli/operator-errors.ts'
+import {readPools} from '../../cli/pool-snapshot.ts'
+import {OUTPUT_FORMATS, PoolStatusPrinter, type PoolStatusResult} from '../../cli/pool-status-printer.ts'
+import {watchPools, type PoolWatchOptions} from '../../cli/pool-watch.ts'
+import {servedKinds} from '../../cli/served-kinds.ts'
+import {POOL_KIND_NAMES, POOL_KINDS} from '../../core/pool-kinds.ts'
+import {poolView} from '../../core/pool-view.ts'
+import {createLogger} from '../../observe/logger.ts'
+import {setupSignalHandler} from '../../runtime/signals.ts'
+
+export default class PoolStatus extends Command {
+  static override summary = 'Show whether pools are alive: Ready beside the Lease, kubectl-style.'
+  static override description = `Lists pools with their Ready condition (status, reason, age of the last transition) and their Lease (holder, age of the last renewal, duration, whether it looks expired). Ages compare the poollets' timestamps with the local clock and are display only; a timestamp in the future is marked "!" and explained. Every flag can also be set by an IRONPOOL_<FLAG> environment variable.`
+  static override enableJsonFlag = true
+  static override args = {names: Args.string({description: 'Pool names; all pools when none is given.'})}
+  static override strict = false
+  static override examples = [
+    '<%= config.bin %> pool status',
+    '<%= config.bin %> pool status p1 p2 --kind=machine -o wide',
+    '<%= config.bin %> pool status --watch',
+    '<%= config.bin %> pool status --fail-on-not-ready --no-headers',
+  ]
+
+  static override flags = withEnv({
+    kind: Flags.option({options: POOL_KIND_NAMES, multiple: true, delimiter: ',', description: 'Pool kinds to show (repeat or comma-separate). Default: every kind the API serves.'})(),
+    selector: Flags.string({char: 'l', description: 'Label selector, e.g. zone=a,tier!=gpu.'}),
+    output: Flags.option({char: 'o', options: OUTPUT_FORMATS, description: 'wide adds MESSAGE and NOTES; json and yaml print the views.'})(),
+    watch: Flags.boolean({char: 'w', description: 'After the table, print a row whenever a pool changes, until Ctrl-C.', default: false, exclusive: ['fail-on-not-ready']}),
+    'no-headers': Flags.boolean({description: 'Print the table without its header line.', default: false}),
+    'fail-on-not-ready': Flags.boolean({description: 'Exit 1 when any listed pool is not Ready=True (for scripts and probes).', default: false}),
+    ...operatorFlags(),
+  })
+
+  async run(): Promise<PoolStatusResult | undefined> {
+    const {argv, flags} = await this.parse(PoolStatus)
+    const names = argv as string[]
+    // Checked here, not with oclif's `exclusive`: under --json its parse error prints the whole CLI config.
+    if (flags.watch && this.jsonEnabled()) failUsage(this, ['--watch prints a stream, --json one document: use --watch -o json for one JSON object per change'])
+    let session: KubeSession | undefined
+    try {
+      session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
+      const kinds = await servedKinds(session.kc, Object.values(POOL_KINDS), flags.kind?.map((name) => POOL_KINDS[name]))
+      const snapshot = await readPools(session.kc, kinds, {selector: flags.selector, names})
+      const views = snapshot.entries.map((e) => poolView(e.kind, e.pool, e.lease, Date.now()))
+      const printer = new PoolStatusPrinter({
+        format: this.jsonEnabled() ? 'json' : (flags.output ?? 'table'),
+        headers: !flags['no-headers'],
+        colour: colourEnabled(process.stdout, process.env),
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+      })
+      for (const line of snapshot.malformed) process.stderr.write(`warning: ${line}\n`)
+      if (!this.jsonEnabled()) printer.printAll(views, flags.watch)
+      if (snapshot.missing.length > 0) throw new OperatorError(`pool ${snapshot.missing.join(', ')} not found among ${kinds.map((k) => k.plural).join(', ')}`)
+      if (flags.watch) {
+        await follow({kc: session.kc, kinds, names, selector: flags.selector, printed: views, onChange: (view) => printer.printChange(view)})
+        return undefined
+      }
+      if (flags['fail-on-not-ready'] && views.some((view) => view.ready !== 'True')) process.exitCode = 1
+      return {pools: views}
+    } catch (error) {
+      reportFailure(error, {server: session?.server, debug: flags.debug})
+      return undefined
+    }
+  }
+}
+
+/** Runs the watch until SIGINT or SIGTERM; the caches' warnings (API away, relists) go to stderr. */
+async function follow(options: Omit<PoolWatchOptions, 'logger'>): Promise<void> {
+  const signals = setupSignalHandler()
+  try {
+    await watchPools({...options, logger: createLogger({level: 'warn'})}, signals.signal)
+  } finally {
+    signals.dispose()
+  }
+}
