@@ -51,6 +51,18 @@ export class KubeObjects {
     }
   }
 
+  /** Creates or renews the Lease with this renewTime (a MicroTime string), holder `<pool>_stand-in`. */
+  async renewLease(kind: PoolKind, name: string, renewTime: string): Promise<void> {
+    const existing = await this.getLease(kind, name)
+    const spec = {holderIdentity: `${name}_stand-in`, leaseDurationSeconds: 40, renewTime} as unknown as V1Lease['spec']
+    if (existing === undefined) await this.createLease(kind, name, spec)
+    else await this.coordination.replaceNamespacedLease({name, namespace: kind.leaseNamespace, body: {...existing, spec: {...existing.spec, ...spec}}})
+  }
+
+  async deleteLease(kind: PoolKind, name: string): Promise<void> {
+    await this.coordination.deleteNamespacedLease({name, namespace: kind.leaseNamespace})
+  }
+
   async createLease(kind: PoolKind, name: string, spec: V1Lease['spec']): Promise<V1Lease> {
     return this.coordination.createNamespacedLease({namespace: kind.leaseNamespace, body: {metadata: {name, namespace: kind.leaseNamespace}, spec}})
   }
