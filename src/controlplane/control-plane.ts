@@ -84,7 +84,7 @@ export class ControlPlane {
     ;(this.reaper.stdin as Writable & {unref?: () => void}).unref?.()
     this.reaper.stdin.on('error', () => {})
     this.reaper.stdin.write(`dir ${init.dir}\n`)
-    const register = (pid: number) => this.reaper.stdin.write(`pgid ${pid}\n`)
+    const register = (pid: number) => this.registerProcessGroup(pid)
 
     const etcdUrl = `http://127.0.0.1:${init.etcdPort}`
     const peerUrl = `http://127.0.0.1:${init.peerPort}`
@@ -228,6 +228,19 @@ export class ControlPlane {
   /** Process ids of the running etcd and kube-apiserver (each leads its own process group). */
   get pids(): number[] {
     return [this.etcd.pid, this.apiServer.pid].filter((pid): pid is number => pid !== undefined)
+  }
+
+  /**
+   * Has the reaper also kill this process group should this process die without stop(): for processes
+   * started beside the control plane, like the sandbox's controller and poollets (each its own group).
+   */
+  registerProcessGroup(pgid: number): void {
+    if (!this.stopped) this.reaper.stdin.write(`pgid ${pgid}\n`)
+  }
+
+  /** The group has ended: the reaper must not kill a later group that reuses its id. */
+  forgetProcessGroup(pgid: number): void {
+    if (!this.stopped) this.reaper.stdin.write(`forget-pgid ${pgid}\n`)
   }
 
   /** A user authenticated by a client certificate (CN = username, O = groups), as IronCore issues poollets'. */
