@@ -6,6 +6,7 @@
 import {fileURLToPath} from 'node:url'
 import {ControlPlane} from '../../src/controlplane/control-plane.ts'
 import {POOL_KIND_NAMES, POOL_KINDS} from '../../src/core/pool-kinds.ts'
+import {waitFor} from './wait.ts'
 
 export const DEPLOY_DIR = fileURLToPath(new URL('../../deploy/', import.meta.url))
 
@@ -23,8 +24,13 @@ export function sharedControlPlane(): Promise<ControlPlane> {
 /** Applies deploy/crds and waits until the API serves them. */
 export async function installCrds(plane: ControlPlane): Promise<void> {
   await plane.kubectl(['apply', '--server-side', '-k', `${DEPLOY_DIR}crds`])
-  const crds = POOL_KIND_NAMES.map((name) => `crd/${POOL_KINDS[name].plural}.${POOL_KINDS[name].group}`)
-  await plane.kubectl(['wait', '--for=condition=Established', '--timeout=30s', ...crds])
+  // Polled rather than `kubectl wait`, which fails at once on a CRD whose status has no conditions yet.
+  for (const name of POOL_KIND_NAMES) {
+    const crd = `crd/${POOL_KINDS[name].plural}.${POOL_KINDS[name].group}`
+    await waitFor(`${crd} Established`, async () =>
+      (await plane.kubectl(['get', crd, '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}'])) === 'True',
+    {timeoutMs: 30_000, intervalMs: 100})
+  }
 }
 
 export async function stopSharedControlPlane(): Promise<void> {

@@ -7,7 +7,8 @@ import {expect} from 'chai'
 import type {ControlPlane} from '../../../src/controlplane/control-plane.ts'
 import {POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../../../src/core/pool-kinds.ts'
 import {sharedControlPlane} from '../../support/control-plane.ts'
-import {ControllerProcess, GRACE_MS, controllerIdentity, keepRenewing, startController} from '../../support/controller-env.ts'
+import type {ControllerProcess} from '../../support/controller-env.ts';
+import { GRACE_MS, controllerIdentity, keepRenewing, startController} from '../../support/controller-env.ts'
 import {KubeObjects, readyOf} from '../../support/kube-objects.ts'
 import {waitFor} from '../../support/wait.ts'
 
