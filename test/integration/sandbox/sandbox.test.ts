@@ -15,7 +15,7 @@ const SCRIPT = `
 wait-ready 3
 freeze machine-1
 wait machine-1 Unknown
-thaw machine-1
++500ms thaw machine-1
 wait machine-1 True
 fail volume-1
 wait volume-1 False
@@ -50,7 +50,9 @@ describe('ironpool sandbox (real process, --script)', function () {
   it("turns a frozen poollet's pool Unknown after the grace period, and True again after thaw", async () => {
     const freeze = await run.waitForLine(/^script: freeze machine-1$/)
     const unknown = await run.waitForLine(/^machine-1 Ready=Unknown MachinePoolStatusUnknown$/, {after: freeze.index})
-    const thaw = await run.waitForLine(/^script: thaw machine-1$/, {after: unknown.index})
+    const thaw = await run.waitForLine(/^script: \+500ms thaw machine-1$/, {after: unknown.index})
+    // A timed step waits its time after the previous step (the wait) ended; never less.
+    expect(thaw.seconds - unknown.seconds).to.be.at.least(0.5)
     await run.waitForLine(/^machine-1 Ready=True HeartbeatReceived$/, {after: thaw.index})
     console.log(`      freeze to Unknown: ${(unknown.seconds - freeze.seconds).toFixed(2)}s (grace period 4s, counted from the last renewal)`)
     // Only machine-1 was frozen: the others never left True meanwhile.
