@@ -5,6 +5,7 @@
  * says what is left (nothing, or exactly what).
  */
 import {existsSync} from 'node:fs'
+import {formatDuration} from '../core/durations.ts'
 import {errorMessage} from '../core/errors.ts'
 import {setupSignalHandler} from '../runtime/signals.ts'
 import type {SandboxOptions} from './options.ts'
@@ -50,7 +51,9 @@ export async function runSandbox(options: SandboxOptions, script: readonly Scrip
   let code = 0
   try {
     if (script === undefined && io.out.isTTY && io.input.isTTY) {
-      const view = startTtyView({board, actors, out: io.out, input: io.input, header, colour: io.colour, onQuit: () => quit.abort()})
+      const settings = `grace period ${formatDuration(options.gracePeriodMs)}, heartbeat ${formatDuration(options.heartbeatIntervalMs)}`
+      const status = () => [...header, `controller: ${sandbox.controller.state} (${settings})`]
+      const view = startTtyView({board, actors, out: io.out, input: io.input, header: status, colour: io.colour, onQuit: () => quit.abort()})
       cleanups.push(() => view.stop(), onceAllReady(board, () => view.note(`${allReady}, ${stamp()} after start`)))
       await aborted(signal)
     } else {

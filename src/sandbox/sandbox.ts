@@ -34,6 +34,7 @@ export interface Sandbox {
 }
 
 export async function startSandbox(options: SandboxOptions, progress: (line: string) => void, signal: AbortSignal): Promise<Sandbox> {
+  progress('starting etcd and kube-apiserver')
   const plane = await ControlPlane.start({progress})
   const workDir = path.join(plane.dir, 'sandbox')
   const cachesAbort = new AbortController()

@@ -18,8 +18,8 @@ export interface TtyViewOptions {
   actors: ReadonlyMap<string, PoolActor>
   out: NodeJS.WriteStream
   input: NodeJS.ReadStream
-  /** Lines above the table (kubeconfig, export line). */
-  header: readonly string[]
+  /** Lines above the table (kubeconfig, export line, the controller's state), asked for at each drawing. */
+  header: () => readonly string[]
   colour: boolean
   onQuit: () => void
 }
@@ -34,7 +34,7 @@ export function startTtyView(o: TtyViewOptions): {stop(): void; note(message: st
     pending = undefined
     const width = o.out.columns || 200
     const table = boardLines(o.board, o.actors, {selected, now: Date.now(), colour: o.colour})
-    const lines = [...o.header, '', ...table, '', KEY_HELP, message].map((line) => cutToWidth(line, width - 1))
+    const lines = [...o.header(), '', ...table, '', KEY_HELP, message].map((line) => cutToWidth(line, width - 1))
     o.out.write(`${drawn > 0 ? `\x1b[${drawn}F` : ''}${lines.map((l) => `${l}\x1b[K`).join('\n')}\n\x1b[J`)
     drawn = lines.length
   }
