@@ -74,13 +74,15 @@ describe('control plane (real kube-apiserver and etcd)', function () {
     expect(await statusCode(list)).to.equal(403)
   })
 
-  it('refuses a poollet identity everything that no RBAC grants yet (403)', async () => {
+  it('refuses a poollet identity what no RBAC grants it (403), authenticated as the poollet user in its group', async () => {
+    // deploy/'s RBAC may or may not be applied to the shared control plane by other tests; nothing in
+    // it lets a poollet delete or create pools, so these are refused either way.
     const kind = POOL_KINDS.machine
     const poollet = await plane.userIdentity(`${kind.poolletUserPrefix}p1`, [kind.poolletGroup])
     const api = customObjects(poollet.kubeconfig)
     const base = {group: kind.group, version: kind.version, plural: kind.plural}
-    expect(await statusCode(api.listClusterCustomObject(base))).to.equal(403)
-    expect(await statusCode(api.patchClusterCustomObjectStatus({...base, name: 'p1', body: {}}, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)))).to.equal(403)
+    expect(await statusCode(api.deleteClusterCustomObject({...base, name: 'cp-admin-machine'}))).to.equal(403)
+    expect(await statusCode(api.createClusterCustomObject({...base, body: {apiVersion: `${kind.group}/${kind.version}`, kind: kind.kind, metadata: {name: 'p1'}}}))).to.equal(403)
     const whoami = await plane.kubectl(['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username} {.status.userInfo.groups}'], {kubeconfig: poollet.kubeconfig})
     expect(whoami).to.include(`${kind.poolletUserPrefix}p1`).and.to.include(kind.poolletGroup)
   })
