@@ -4,22 +4,11 @@
  * so an unreachable API or a 403 reads the same in every tool.
  */
 import {ForbiddenError, NotFoundError, errorMessage} from '../core/errors.ts'
-import type {PoolKind} from '../core/pool-kinds.ts'
+import {NoPoolKindServedError, ResourceNotServedError} from '../kube/served-kinds.ts'
 
 /** The kubeconfig could not be loaded (missing file, no cluster, unknown context). */
 export class KubeconfigError extends Error {
   override readonly name = 'KubeconfigError'
-}
-
-/** The API does not serve a pool kind's resource: its CRD (or aggregated API) is not installed. */
-export class ResourceNotServedError extends Error {
-  override readonly name = 'ResourceNotServedError'
-  readonly crd: string
-  constructor(kind: PoolKind) {
-    const crd = `${kind.plural}.${kind.group}`
-    super(`the API does not serve ${kind.plural} (${kind.group}/${kind.version}): is the CRD ${crd} installed? (kubectl get crd ${crd})`)
-    this.crd = crd
-  }
 }
 
 /** A failure already phrased for the operator (a pool that does not exist, say); printed as is. */
@@ -52,7 +41,7 @@ const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim()
 export function operatorErrorLine(error: unknown, context: ErrorContext = {}): string {
   const at = context.server ? ` at ${context.server}` : ''
   if (error instanceof KubeconfigError) return `error: ${oneLine(error.message)}; check --kubeconfig, $KUBECONFIG and --context`
-  if (error instanceof ResourceNotServedError || error instanceof OperatorError) return `error: ${oneLine(error.message)}`
+  if (error instanceof ResourceNotServedError || error instanceof NoPoolKindServedError || error instanceof OperatorError) return `error: ${oneLine(error.message)}`
   if (error instanceof ForbiddenError) {
     const unauthorised = error.message.includes('(401)')
     const check = unauthorised

@@ -4,16 +4,13 @@
  * for the moment its Lease would expire, because expiry is the one change no event announces.
  * The caches retry on their own (backoff, relist) while the API is away; their warnings go to the logger.
  */
-import type {KubeConfig, V1Lease} from '@kubernetes/client-node'
+import type {KubeConfig} from '@kubernetes/client-node'
 import {systemClock, type Cancel, type Clock} from '../core/clock.ts'
 import type {PoolKind} from '../core/pool-kinds.ts'
 import {poolView, type PoolView} from '../core/pool-view.ts'
 import type {Logger} from '../core/ports.ts'
-import {validatePool} from '../deploy/pool-validator.ts'
-import {ListWatchCache, type KubeObject} from '../kube/list-watch-cache.ts'
-import {customObjectSource, type ResourceRef} from '../kube/list-watch-source.ts'
 import {toLease} from '../kube/lease-store.ts'
-import {checkedPool} from '../kube/pool-status-store.ts'
+import {createLeaseCache, createPoolCache, leaseKey} from '../kube/resource-caches.ts'
 
 export interface PoolWatchOptions {
   kc: KubeConfig
@@ -31,31 +28,12 @@ export interface PoolWatchOptions {
 
 /** A little past the expiry instant, so the view computed then already says expired. */
 const EXPIRY_MARGIN_MS = 50
-/** The caches' watchdog (their default) and client-node's inactivity timeout a little above it. */
-const WATCHDOG_MS = 120_000
-
 /** What a row says, without the ages that move every second: a change here is a new row. */
 function rowKey(view: PoolView): string {
   return JSON.stringify([view.ready, view.reason, view.message, view.holder, view.lease, view.leaseDurationSeconds, view.skew.length > 0])
 }
 
 const id = (kind: PoolKind, name: string) => `${kind.name}/${name}`
-
-function cacheFor<T extends KubeObject>(options: PoolWatchOptions, ref: ResourceRef, validate?: (object: T) => ReturnType<typeof validatePool>): ListWatchCache<T> {
-  const source = customObjectSource<T>(options.kc, ref, {inactivityTimeoutMs: WATCHDOG_MS + 5_000})
-  return new ListWatchCache<T>({
-    resource: source.path,
-    list: source.list,
-    watch: source.watch,
-    logger: options.logger,
-    clock: options.clock,
-    watchdogMs: WATCHDOG_MS,
-    validate: validate && ((object) => {
-      const result = validate(object)
-      return result.ok ? {ok: true} : result
-    }),
-  })
-}
 
 /** Runs until the signal aborts. */
 export async function watchPools(options: PoolWatchOptions, signal: AbortSignal): Promise<void> {
@@ -66,8 +44,9 @@ export async function watchPools(options: PoolWatchOptions, signal: AbortSignal)
   let synced = false
 
   const kinds = options.kinds.map((kind) => {
-    const pools = cacheFor<KubeObject>(options, {group: kind.group, version: kind.version, plural: kind.plural, labelSelector: options.selector}, (o) => validatePool(kind.name, o))
-    const leases = cacheFor<V1Lease>(options, {group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace: kind.leaseNamespace})
+    const deps = {logger: options.logger, clock: options.clock}
+    const pools = createPoolCache(options.kc, kind, {...deps, labelSelector: options.selector})
+    const leases = createLeaseCache(options.kc, kind, deps)
     return {kind, pools, leases}
   })
 
@@ -82,8 +61,8 @@ export async function watchPools(options: PoolWatchOptions, signal: AbortSignal)
       last.delete(key)
       return
     }
-    const v1Lease = leases.get(`${kind.leaseNamespace}/${name}`)
-    const view = poolView(kind, checkedPool(kind, raw), v1Lease && toLease(v1Lease), clock.now())
+    const v1Lease = leases.get(leaseKey(kind, name))
+    const view = poolView(kind, raw, v1Lease && toLease(v1Lease), clock.now())
     if (last.get(key) !== rowKey(view)) {
       last.set(key, rowKey(view))
       options.onChange(view)

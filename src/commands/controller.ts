@@ -7,7 +7,7 @@ import {CONTROLLER_DEFAULTS, validateControllerOptions} from '../core/controller
 import {errorMessage} from '../core/errors.ts'
 import {POOL_KIND_NAMES, POOL_KINDS} from '../core/pool-kinds.ts'
 import {loadKubeConfig} from '../kube/kubeconfig.ts'
-import {resolveServedKinds} from '../kube/served-kinds.ts'
+import {servedKinds} from '../kube/served-kinds.ts'
 import {createLogger} from '../observe/logger.ts'
 import {LeadershipLostError} from '../runtime/errors.ts'
 import {setupSignalHandler} from '../runtime/signals.ts'
@@ -60,7 +60,7 @@ export default class Controller extends Command {
     const logger = createLogger({level: flags['log-level'], format: flags['log-format']})
     const signals = setupSignalHandler({logger})
     try {
-      const kinds = await resolveServedKinds(kubeConfig, POOL_KIND_NAMES.map((n) => POOL_KINDS[n]), options.kinds)
+      const kinds = await servedKinds(kubeConfig, POOL_KIND_NAMES.map((n) => POOL_KINDS[n]), options.kinds)
       const le = options.leaderElection
       await runController(
         {

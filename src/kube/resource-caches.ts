@@ -3,6 +3,7 @@
  * the CRD's schema) and a kind's Leases, each on the robust ListWatchCache.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
+import type {Clock} from '../core/clock.ts'
 import type {Logger} from '../core/ports.ts'
 import type {PoolKind} from '../core/pool-kinds.ts'
 import type {Pool} from '../core/types.ts'
@@ -20,6 +21,8 @@ export interface RawLease extends KubeObject {
 
 export interface CacheDeps {
   logger: Logger
+  /** Default: the system clock. */
+  clock?: Clock
   observer?: (resource: string) => Partial<CacheObserver>
   /** Narrows a cache, e.g. `metadata.name=p1` for a poollet's own pool. */
   fieldSelector?: string
@@ -31,7 +34,7 @@ const INACTIVITY_TIMEOUT_MS = WATCHDOG_DEFAULT_MS + 10_000
 
 function cacheOf<T extends KubeObject>(kc: KubeConfig, ref: ResourceRef, resource: string, deps: CacheDeps, validate?: (o: T) => ReturnType<typeof validatePool>) {
   const source = customObjectSource<T>(kc, {...ref, fieldSelector: deps.fieldSelector, labelSelector: deps.labelSelector}, {inactivityTimeoutMs: INACTIVITY_TIMEOUT_MS})
-  return new ListWatchCache<T>({resource, list: source.list, watch: source.watch, logger: deps.logger, observer: deps.observer?.(resource), validate})
+  return new ListWatchCache<T>({resource, list: source.list, watch: source.watch, logger: deps.logger, clock: deps.clock, observer: deps.observer?.(resource), validate})
 }
 
 export function createPoolCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<Pool & KubeObject> {

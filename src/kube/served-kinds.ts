@@ -1,7 +1,7 @@
 /**
- * Which pool kinds the API serves: a list of at most one object per kind (which also proves the
- * identity may list them). A 404 means the resource is not served: its CRD (or IronCore's aggregated
- * API) is missing.
+ * Which pool kinds the API serves, from discovery (readable by every authenticated identity). Serves
+ * the controller (`--kinds` or all served) and the operator tools alike, and tells "CRD missing" apart
+ * from "object missing", which a plain GET cannot (both are 404).
  */
 import {CustomObjectsApi, type KubeConfig} from '@kubernetes/client-node'
 import {NotFoundError} from '../core/errors.ts'
@@ -12,33 +12,52 @@ export function crdName(kind: PoolKind): string {
   return `${kind.plural}.${kind.group}`
 }
 
-export async function isServed(kc: KubeConfig, kind: PoolKind): Promise<boolean> {
-  const api = kc.makeApiClient(CustomObjectsApi)
+/** The API does not serve a pool kind's resource: its CRD (or IronCore's aggregated API) is not installed. */
+export class ResourceNotServedError extends Error {
+  override readonly name = 'ResourceNotServedError'
+  readonly crd: string
+  constructor(kind: PoolKind) {
+    const crd = crdName(kind)
+    super(`the API does not serve ${kind.plural} (${kind.group}/${kind.version}): is the CRD ${crd} installed? (kubectl get crd ${crd}; kubectl apply -k deploy/crds)`)
+    this.crd = crd
+  }
+}
+
+/** No pool kind at all is served. */
+export class NoPoolKindServedError extends Error {
+  override readonly name = 'NoPoolKindServedError'
+  constructor(kinds: readonly PoolKind[]) {
+    super(`the API serves none of the pool resources (${kinds.map(crdName).join(', ')}): are ironpool's CRDs installed? (kubectl get crd; kubectl apply -k deploy/crds)`)
+  }
+}
+
+/** The plural resources served in one group/version; empty when the group/version is not served at all. */
+async function servedResources(api: CustomObjectsApi, group: string, version: string): Promise<Set<string>> {
   try {
-    await attempt({verb: 'list', resource: kind.plural}, () =>
-      api.listClusterCustomObject({group: kind.group, version: kind.version, plural: kind.plural, limit: 1}),
-    )
-    return true
+    const list = await attempt({verb: 'discover', resource: `${group}/${version}`}, () => api.getAPIResources({group, version}))
+    return new Set(list.resources.map((r) => r.name))
   } catch (error) {
-    if (error instanceof NotFoundError) return false
+    if (error instanceof NotFoundError) return new Set()
     throw error
   }
 }
 
 /**
- * The kinds to serve: the named ones, each of which must be served (else an error naming its CRD),
- * or every served kind when none is named (else an error naming all the CRDs looked for).
+ * The kinds to serve or show: `requested` when given (each must be served, else ResourceNotServedError),
+ * else every kind in `all` whose resource is served (NoPoolKindServedError if none is).
  */
-export async function resolveServedKinds(kc: KubeConfig, all: readonly PoolKind[], named: readonly PoolKind[] | undefined): Promise<PoolKind[]> {
-  const candidates = named ?? all
-  const served = await Promise.all(candidates.map(async (kind) => ({kind, served: await isServed(kc, kind)})))
-  const missing = served.filter((s) => !s.served).map((s) => s.kind)
-  if (named !== undefined && missing.length > 0) {
-    throw new Error(
-      `the API does not serve ${missing.map((k) => `${k.group}/${k.version} ${k.plural}`).join(', ')}: install the CRD ${missing.map(crdName).join(', ')} (deploy/crds)`,
-    )
+export async function servedKinds(kc: KubeConfig, all: readonly PoolKind[], requested?: readonly PoolKind[]): Promise<PoolKind[]> {
+  const api = kc.makeApiClient(CustomObjectsApi)
+  const candidates = requested ?? all
+  const byGroup = new Map<string, Promise<Set<string>>>()
+  const served: PoolKind[] = []
+  for (const kind of candidates) {
+    const key = `${kind.group}/${kind.version}`
+    if (!byGroup.has(key)) byGroup.set(key, servedResources(api, kind.group, kind.version))
+    const resources = await byGroup.get(key)
+    if (resources?.has(kind.plural)) served.push(kind)
+    else if (requested !== undefined) throw new ResourceNotServedError(kind)
   }
-  const kinds = served.filter((s) => s.served).map((s) => s.kind)
-  if (kinds.length === 0) throw new Error(`the API serves no pool kind: install the CRDs ${all.map(crdName).join(', ')} (deploy/crds)`)
-  return kinds
+  if (served.length === 0) throw new NoPoolKindServedError(candidates)
+  return served
 }

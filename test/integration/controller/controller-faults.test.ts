@@ -33,7 +33,7 @@ describe('ironpool controller under faults', function () {
       // Before deploy/ is applied: the API does not serve machinepools.
       const result = await runCli(['controller', `--kubeconfig=${plane.adminKubeconfig}`, '--kinds=machine', '--metrics-bind-address=0', '--health-probe-bind-address=0', '--log-format=json'])
       expect(result.code).to.equal(1)
-      expect(result.stderr).to.include('install the CRD machinepools.compute.ironcore.dev')
+      expect(result.stderr).to.include('is the CRD machinepools.compute.ironcore.dev installed?')
     })
 
     it('marks no pool because of an API server outage longer than the grace period, and still marks a pool that really went silent', async () => {

@@ -1,6 +1,7 @@
 import {ApiException} from '@kubernetes/client-node'
 import {expect} from 'chai'
-import {KubeconfigError, OperatorError, ResourceNotServedError, debugDetail, operatorErrorLine} from '../../../src/cli/operator-errors.ts'
+import {KubeconfigError, OperatorError, debugDetail, operatorErrorLine} from '../../../src/cli/operator-errors.ts'
+import {ResourceNotServedError} from '../../../src/kube/served-kinds.ts'
 import {openSession} from '../../../src/cli/kube-session.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {translateApiError} from '../../../src/kube/api-errors.ts'
@@ -38,7 +39,7 @@ describe('operator error lines', () => {
   it('names the CRD when a kind is not served', () => {
     const line = operatorErrorLine(new ResourceNotServedError(POOL_KINDS.bucket))
     expect(line).to.equal(
-      'error: the API does not serve bucketpools (storage.ironcore.dev/v1alpha1): is the CRD bucketpools.storage.ironcore.dev installed? (kubectl get crd bucketpools.storage.ironcore.dev)',
+      'error: the API does not serve bucketpools (storage.ironcore.dev/v1alpha1): is the CRD bucketpools.storage.ironcore.dev installed? (kubectl get crd bucketpools.storage.ironcore.dev; kubectl apply -k deploy/crds)',
     )
   })
 
