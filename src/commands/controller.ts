@@ -2,15 +2,12 @@ import {Command, Flags} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
 import {hostname} from 'node:os'
 import {runController} from '../app/controller.ts'
-import {bindAddressFlag, durationFlag, failUsage, kubeconfigFlag, loggingFlags, withEnv, USAGE_EXIT_CODE} from '../cli/flags.ts'
+import {bindAddressFlag, durationFlag, failUsage, kubeconfigFlag, loggingFlags, withEnv} from '../cli/flags.ts'
+import {kubeConfigOrUsageError, runUntilSignalled} from '../cli/long-running.ts'
 import {CONTROLLER_DEFAULTS, validateControllerOptions} from '../core/controller-options.ts'
-import {errorMessage} from '../core/errors.ts'
 import {POOL_KIND_NAMES, POOL_KINDS} from '../core/pool-kinds.ts'
-import {loadKubeConfig} from '../kube/kubeconfig.ts'
 import {servedKinds} from '../kube/served-kinds.ts'
 import {createLogger} from '../observe/logger.ts'
-import {LeadershipLostError} from '../runtime/errors.ts'
-import {setupSignalHandler} from '../runtime/signals.ts'
 
 export default class Controller extends Command {
   static override summary = 'Mark pools Ready=Unknown when they show no sign of life for the grace period.'
@@ -51,15 +48,9 @@ export default class Controller extends Command {
     if (!validation.ok) failUsage(this, validation.errors)
     const options = validation.options
 
-    let kubeConfig
-    try {
-      kubeConfig = loadKubeConfig({kubeconfig: flags.kubeconfig})
-    } catch (error) {
-      this.error(`--kubeconfig: ${errorMessage(error)}`, {exit: USAGE_EXIT_CODE})
-    }
+    const kubeConfig = kubeConfigOrUsageError(this, flags.kubeconfig)
     const logger = createLogger({level: flags['log-level'], format: flags['log-format']})
-    const signals = setupSignalHandler({logger})
-    try {
+    await runUntilSignalled(this, logger, async (signal) => {
       const kinds = await servedKinds(kubeConfig, POOL_KIND_NAMES.map((n) => POOL_KINDS[n]), options.kinds)
       const le = options.leaderElection
       await runController(
@@ -73,18 +64,8 @@ export default class Controller extends Command {
           probeAddress: flags['health-probe-bind-address'],
           logger,
         },
-        signals.signal,
+        signal,
       )
-    } catch (error) {
-      if (error instanceof LeadershipLostError) {
-        logger.error({}, 'leader election lost: exiting so that the Deployment restarts this replica')
-        this.exit(1)
-      }
-      if (signals.signal.aborted) return
-      logger.error({err: error}, errorMessage(error))
-      this.exit(1)
-    } finally {
-      signals.dispose()
-    }
+    })
   }
 }

@@ -1,16 +1,14 @@
 import {Command, Flags} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
 import {runPoollet} from '../app/poollet.ts'
-import {failUsage, kubeconfigFlag, loggingFlags, bindAddressFlag, withEnv, USAGE_EXIT_CODE} from '../cli/flags.ts'
-import {errorMessage} from '../core/errors.ts'
+import {failUsage, kubeconfigFlag, loggingFlags, bindAddressFlag, withEnv} from '../cli/flags.ts'
+import {kubeConfigOrUsageError, runUntilSignalled} from '../cli/long-running.ts'
 import {defaultHolderIdentity} from '../core/lease-renewer.ts'
 import {POOL_KIND_NAMES} from '../core/pool-kinds.ts'
 import {POOLLET_DEFAULTS, validatePoolletOptions} from '../core/poollet-options.ts'
 import {formatDuration} from '../core/durations.ts'
 import {discoverRuntimeEndpoint} from '../iri/index.ts'
-import {loadKubeConfig} from '../kube/kubeconfig.ts'
 import {createLogger} from '../observe/logger.ts'
-import {setupSignalHandler} from '../runtime/signals.ts'
 
 // Durations are read as text and validated together in the core, so that every bad value (and every
 // rule between two of them) is reported at once.
@@ -51,17 +49,9 @@ export default class Poollet extends Command {
     if (!validation.ok) failUsage(this, validation.errors)
     const options = validation.options
 
-    let kubeConfig
-    try {
-      kubeConfig = loadKubeConfig({kubeconfig: flags.kubeconfig})
-    } catch (error) {
-      this.error(`--kubeconfig: ${errorMessage(error)}`, {exit: USAGE_EXIT_CODE})
-    }
-
+    const kubeConfig = kubeConfigOrUsageError(this, flags.kubeconfig)
     const logger = createLogger({level: flags['log-level'], format: flags['log-format']}).child({kind: options.kind.name, pool: options.poolName})
-    const signals = setupSignalHandler({logger})
-    const {signal} = signals
-    try {
+    await runUntilSignalled(this, logger, async (signal) => {
       const runtimeEndpoint = await discoverRuntimeEndpoint({
         kind: options.kind,
         flag: flags['runtime-endpoint'],
@@ -70,12 +60,6 @@ export default class Poollet extends Command {
       })
       const holderIdentity = flags['holder-identity'] ?? defaultHolderIdentity(options.poolName, randomUUID())
       await runPoollet({options, kubeConfig, runtimeEndpoint, holderIdentity, metricsAddress: flags['metrics-bind-address'], logger}, signal)
-    } catch (error) {
-      if (signal.aborted) return
-      logger.error({err: error}, errorMessage(error))
-      this.exit(1)
-    } finally {
-      signals.dispose()
-    }
+    })
   }
 }
