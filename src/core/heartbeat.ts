@@ -214,6 +214,11 @@ export class Heartbeat {
       })
       switch (result.outcome) {
         case 'written':
+          // A change of meaning, rare by design: worth a line at info for the operator.
+          this.options.logger.info(
+            {...this.fields(), status: decided.status, reason: decided.reason, message: decided.message},
+            `pool ${poolName} Ready=${decided.status} (${decided.reason})`,
+          )
           return {outcome: 'written', status: decided.status}
         case 'unchanged':
         case 'declined': // decide() above always decides; kept for the compiler's exhaustiveness.
