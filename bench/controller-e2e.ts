@@ -94,7 +94,7 @@ try {
   const steadyPhase: Phase = {name: 'steady (nothing stopped)', from: steady0.procs, to: steady1.procs}
   const stopPhase: Phase = {name: `${stopped.length} stopped → marked`, from: stopped0, to: stopped1}
   report({
-    run: `${n} pools, renew ${formatDuration(renewMs)}, grace ${formatDuration(graceMs)}, steady ${formatDuration(steadyMs)}, ${stopped.length} stopped; ${load.renewals} renewals, ${load.failures} failed, while measuring: worst renewal start lag ${fmt(load.maxLagMs)} ms, longest gap between renewals of a renewed Lease ${fmt(load.maxGapMs)} ms; ${machine}`,
+    run: `${n} pools, renew ${formatDuration(renewMs)}, grace ${formatDuration(graceMs)}, steady ${formatDuration(steadyMs)}, ${stopped.length} stopped; ${load.renewals} renewals, ${load.failures} failed, worst renewal start lag while measuring ${fmt(load.maxLagMs)} ms; ${machine}`,
     phases: [steadyPhase, stopPhase],
     steadyPoolWrites: steady1.modified - steady0.modified,
     steadyMarked: steady1.marked - steady0.marked,
@@ -103,9 +103,22 @@ try {
     watchUnknownAt: watch.unknownAt,
     lastAck: load.lastAck,
     graceMs,
+    maxGapMs: load.worstGap(),
     controllerMarks: controller.marks(),
     metrics,
   })
+  // Anything the controller warned about explains odd delays (a watch restart restarts every grace period).
+  const warnings = new Map<string, number>()
+  for (const line of controller.cli.logs()) {
+    if (Number(line.level) >= 40 || line.msg === 'relisting' || String(line.msg).includes('watch')) {
+      const key = `${String(line.level)} ${String(line.msg)} ${JSON.stringify(line.resource ?? '')}`
+      warnings.set(key, (warnings.get(key) ?? 0) + 1)
+    }
+  }
+  for (const sample of metrics.filter((m) => m.name.startsWith('ironpool_cache_') && m.value > 0)) {
+    warnings.set(`metric ${sample.name} ${JSON.stringify(sample.labels)}`, sample.value)
+  }
+  process.stdout.write(`\nController log lines about watches, and warnings (level msg resource: count):\n${[...warnings].map(([k, v]) => `  ${k}: ${v}`).join('\n') || '  none'}\n`)
 } finally {
   progress('stopping everything')
   watch?.close()

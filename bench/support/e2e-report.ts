@@ -25,6 +25,8 @@ export interface E2eResult {
   /** Date.now() of each Lease's last acknowledged renewal. */
   lastAck: ReadonlyMap<string, number>
   graceMs: number
+  /** The longest time between two answered renewals of a renewed Lease: false Unknowns are only false below the grace period. */
+  maxGapMs: number
   controllerMarks: {pool: string; delayMs: number}[]
   metrics: Sample[]
 }
@@ -70,6 +72,7 @@ export function report(result: E2eResult): void {
   printTable('Correctness', [
     ['figure', 'value', 'want'],
     ['stopped pools seen Unknown', `${result.stopped.filter((n) => result.watchUnknownAt.has(n)).length} of ${result.stopped.length}`, 'all'],
+    ['longest gap between renewals of a renewed Lease, ms (run valid only below grace)', fmt(result.maxGapMs), `< ${fmt(result.graceMs)}`],
     ['false Unknowns (renewed pools seen Unknown)', fmt(falseUnknown.length), '0'],
     ['pool writes in steady window (watch MODIFIED events)', fmt(result.steadyPoolWrites), '0'],
     ['pools marked in steady window (controller counter)', fmt(result.steadyMarked), '0'],
