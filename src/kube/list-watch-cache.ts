@@ -28,6 +28,9 @@ import {nextStep, runWatch, type EventOutcome, type WatchEnd} from './watch-stre
 export type {CacheEvent, KubeObject} from './list-watch-store.ts'
 export type {CacheObserver, ListWatchCacheOptions, Validation} from './list-watch-options.ts'
 
+/** A stream that lived this long before the server closed it ended routinely, not by a fault. */
+export const ROUTINE_STREAM_MS = 10_000
+
 export class ListWatchCache<T extends KubeObject> {
   private readonly o: ResolvedOptions<T>
   private readonly store = new ObjectStore<T>()
@@ -114,6 +117,7 @@ export class ListWatchCache<T extends KubeObject> {
         listReason = undefined
         this.armRelist()
       }
+      const openedAt = this.o.clock.now()
       const end = await runWatch({
         watch: this.o.watch,
         clock: this.o.clock,
@@ -131,8 +135,12 @@ export class ListWatchCache<T extends KubeObject> {
       this.endWatch = undefined
       if (end.kind === 'aborted') return
       listReason = this.afterWatch(end)
-      // A periodic relist follows at once; everything else after a backoff, so no failure can spin.
-      if (end.kind !== 'relist') await this.pause(signal)
+      // A periodic relist follows at once, and so does the reopening of a stream the server ended
+      // cleanly after a while (its watch timeout, routine every minute or so): a backoff there would
+      // grow with each routine close and leave the view stale. Everything else waits a backoff, so no
+      // failure, nor a server that closes streams at once, can spin.
+      const routineClose = end.kind === 'closed' && this.o.clock.now() - openedAt >= ROUTINE_STREAM_MS
+      if (end.kind !== 'relist' && !routineClose) await this.pause(signal)
     }
   }
 

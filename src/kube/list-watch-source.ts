@@ -49,7 +49,7 @@ export interface SourceOptions {
    * Server-side watch timeout in seconds; the server sends a bookmark two seconds before it and then
    * closes the stream cleanly. Undefined leaves it to the server.
    */
-  timeoutSeconds?: number
+  timeoutSeconds?: number | (() => number)
 }
 
 /** The list and watch functions for one resource, and its path (for logs). */
@@ -71,7 +71,8 @@ export function customObjectSource<T>(kc: KubeConfig, ref: ResourceRef, options:
     // requestTimeoutMs is private in client-node's types but a plain field at run time (2.0.1); the
     // integration test of a quiet watch fails if a client-node upgrade stops honouring it.
     ;(watcher as unknown as {requestTimeoutMs: number}).requestTimeoutMs = options.inactivityTimeoutMs
-    const query = {resourceVersion, allowWatchBookmarks: true, timeoutSeconds: options.timeoutSeconds, ...selectors}
+    const timeoutSeconds = typeof options.timeoutSeconds === 'function' ? options.timeoutSeconds() : options.timeoutSeconds
+    const query = {resourceVersion, allowWatchBookmarks: true, timeoutSeconds, ...selectors}
     const controller = await watcher.watch(
       path,
       query,

@@ -32,8 +32,22 @@ export interface CacheDeps {
 /** client-node's own stream timeout sits above the cache's watchdog, so that the watchdog decides. */
 const INACTIVITY_TIMEOUT_MS = WATCHDOG_DEFAULT_MS + 10_000
 
+/**
+ * The server ends each watch cleanly after 50–75 % of the watchdog period (jittered, as client-go's
+ * reflector jitters its 5–10 min), and the cache reopens it from the last resourceVersion without
+ * losing its view. Why: the API server sends a bookmark only when it has a newer resourceVersion to
+ * tell, and for a quiet resource that comes only with etcd's progress notifications (10 min by
+ * default), so a healthy quiet watch could stay silent past the watchdog, which would then restart it
+ * and, through the controller's blindness guard, restart every grace period. With the server closing
+ * first, only a stream that is really dead (a half-open connection) reaches the watchdog.
+ */
+export function watchTimeoutSeconds(random: () => number = Math.random): number {
+  const watchdogSeconds = WATCHDOG_DEFAULT_MS / 1000
+  return Math.round(watchdogSeconds * (0.5 + 0.25 * random()))
+}
+
 function cacheOf<T extends KubeObject>(kc: KubeConfig, ref: ResourceRef, resource: string, deps: CacheDeps, validate?: (o: T) => ReturnType<typeof validatePool>) {
-  const source = customObjectSource<T>(kc, {...ref, fieldSelector: deps.fieldSelector, labelSelector: deps.labelSelector}, {inactivityTimeoutMs: INACTIVITY_TIMEOUT_MS})
+  const source = customObjectSource<T>(kc, {...ref, fieldSelector: deps.fieldSelector, labelSelector: deps.labelSelector}, {inactivityTimeoutMs: INACTIVITY_TIMEOUT_MS, timeoutSeconds: () => watchTimeoutSeconds()})
   return new ListWatchCache<T>({resource, list: source.list, watch: source.watch, logger: deps.logger, clock: deps.clock, observer: deps.observer?.(resource), validate})
 }
 

@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {ListWatchCache, type CacheEvent, type ListWatchCacheOptions} from '../../../src/kube/list-watch-cache.ts'
+import {ListWatchCache, ROUTINE_STREAM_MS, type CacheEvent, type ListWatchCacheOptions} from '../../../src/kube/list-watch-cache.ts'
 import {FakeClock, flushPromises} from '../../support/fake-clock.ts'
 import {FakeLogger} from '../../support/fake-logger.ts'
 import {FakeLister, FakeWatcher, obj, type Obj} from './list-watch-fakes.ts'
@@ -157,6 +157,31 @@ describe('ListWatchCache (fake lister and watcher, fake clock)', () => {
     await t.stop()
   })
 
+  it('reopens at once, without a growing backoff, each stream the server ends cleanly after a while (its watch timeout)', async () => {
+    const t = setup([obj('a', '10')])
+    await flushPromises()
+    for (let i = 1; i <= 5; i++) {
+      await t.clock.advance(ROUTINE_STREAM_MS)
+      t.watcher.current.callbacks.done(null)
+      await flushPromises()
+      expect(t.watcher.opened, `close ${i}`).to.have.length(i + 1)
+      expect(t.watcher.live).to.have.length(1)
+    }
+    expect(t.health).to.deep.equal(['true:watching'])
+    await t.stop()
+  })
+
+  it('backs off when the server ends streams cleanly right after opening them', async () => {
+    const t = setup([obj('a', '10')])
+    await flushPromises()
+    t.watcher.current.callbacks.done(null)
+    await flushPromises()
+    expect(t.watcher.opened).to.have.length(1)
+    await t.clock.advance(FIRST_BACKOFF)
+    expect(t.watcher.opened).to.have.length(2)
+    await t.stop()
+  })
+
   it('the watchdog restarts a stream silent for watchdogMs; any event or bookmark feeds it', async () => {
     const t = setup([obj('a', '10')])
     await flushPromises()
@@ -265,5 +290,14 @@ describe('ListWatchCache (fake lister and watcher, fake clock)', () => {
     await waiting.catch((error: unknown) => (caught = error))
     expect((caught as Error).message).to.equal('gave up')
     await t.stop()
+  })
+})
+
+describe('watch timeouts of the resource caches', () => {
+  it('end each watch on the server side before the watchdog could fire, jittered between half and three quarters of it', async () => {
+    const {watchTimeoutSeconds} = await import('../../../src/kube/resource-caches.ts')
+    expect(watchTimeoutSeconds(() => 0)).to.equal(60)
+    expect(watchTimeoutSeconds(() => 0.999)).to.equal(90)
+    expect(watchTimeoutSeconds(() => 0.999) * 1000).to.be.below(WATCHDOG)
   })
 })
