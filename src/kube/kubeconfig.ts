@@ -3,7 +3,9 @@
  * else the in-cluster service account; --context picks a context.
  */
 import {KubeConfig} from '@kubernetes/client-node'
+import {createHash} from 'node:crypto'
 import {existsSync} from 'node:fs'
+import type {AgentOptions} from 'node:https'
 
 export interface KubeconfigOptions {
   kubeconfig?: string
@@ -25,7 +27,34 @@ export function loadKubeConfig(options: KubeconfigOptions = {}): KubeConfig {
     if (!kc.getContextObject(options.context)) throw new Error(`context ${options.context} not found in kubeconfig`)
     kc.setCurrentContext(options.context)
   }
+  reuseConnections(kc)
   return kc
+}
+
+type CreateDispatcher = (cluster: {server?: string} | null, agentOptions: AgentOptions) => unknown
+
+/**
+ * client-node 2.0.1 builds a new undici Agent for every request (KubeConfig.createDispatcher, private),
+ * so every call pays a TLS handshake and leaves a connection pool behind: a poollet's one Lease write
+ * per tick cost 10–15 ms of CPU that way. This keeps one dispatcher per TLS identity (server, CA,
+ * client certificate and key, verification settings), whose keep-alive connections every request and
+ * watch of this KubeConfig share. Undo when client-node caches its dispatchers itself.
+ */
+export function reuseConnections(kc: KubeConfig): void {
+  const target = kc as unknown as {createDispatcher: CreateDispatcher}
+  const create = target.createDispatcher.bind(kc)
+  const cache = new Map<string, unknown>()
+  target.createDispatcher = (cluster, agentOptions) => {
+    const hash = createHash('sha256')
+    for (const part of [cluster?.server, agentOptions.ca, agentOptions.cert, agentOptions.key, agentOptions.pfx, agentOptions.passphrase, agentOptions.servername]) {
+      hash.update(part === undefined ? '\u0000' : typeof part === 'string' || Buffer.isBuffer(part) ? part : JSON.stringify(part))
+      hash.update('\u0001')
+    }
+    hash.update(String(agentOptions.rejectUnauthorized))
+    const key = hash.digest('hex')
+    if (!cache.has(key)) cache.set(key, create(cluster, agentOptions))
+    return cache.get(key)
+  }
 }
 
 /** The identity a kubeconfig authenticates as, for logs: the user entry's name. */
