@@ -4,25 +4,22 @@
  * among them), an admin kubeconfig, and identities minted on demand so that RBAC is exercised exactly as
  * in a cluster. Used by the integration tests and by `ironpool sandbox`.
  */
-import {spawn, type ChildProcessByStdio} from 'node:child_process'
 import {generateKeyPairSync} from 'node:crypto'
 import {rmSync} from 'node:fs'
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
-import https from 'node:https'
-import http from 'node:http'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import type {Writable} from 'node:stream'
-import {fileURLToPath} from 'node:url'
 import {ensureBinaries, run, type Binaries} from './binaries.ts'
+import {apiServerArgs, etcdArgs, SERVICE_ACCOUNT_ISSUER} from './component-args.ts'
+import {httpGet} from './http-get.ts'
 import {renderKubeconfig} from './kubeconfig.ts'
 import {createCertificateAuthority, type CertificateAuthority} from './pki.ts'
 import {freePort, ManagedProcess} from './process.ts'
+import {ReaperClient} from './reaper-client.ts'
 
 export const ADMIN_USER = 'ironpool:admin'
 /** How long start-up may take before the harness gives up and shows the process's log. */
 const READY_TIMEOUT_MS = 60_000
-const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local'
 
 export interface ControlPlaneOptions {
   /** Binaries to run; found or built by ensureBinaries() when absent. */
@@ -50,7 +47,7 @@ export class ControlPlane {
   private readonly adminCredentials: {certPem: string; keyPem: string}
   private readonly etcd: ManagedProcess
   private readonly apiServer: ManagedProcess
-  private readonly reaper: ChildProcessByStdio<Writable, null, null>
+  private readonly reaper: ReaperClient
   private readonly onExit: () => void
   private identities = 0
   private stopped = false
@@ -74,66 +71,23 @@ export class ControlPlane {
     this.adminKubeconfig = path.join(init.dir, 'admin.kubeconfig')
 
     // The reaper cleans up if this process dies without stop(): see reaper.ts.
-    const self = fileURLToPath(import.meta.url)
-    const reaperScript = path.join(path.dirname(self), `reaper${path.extname(self)}`)
-    this.reaper = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', reaperScript], {
-      detached: true,
-      stdio: ['pipe', 'ignore', 'ignore'],
-    })
-    this.reaper.unref()
-    ;(this.reaper.stdin as Writable & {unref?: () => void}).unref?.()
-    this.reaper.stdin.on('error', () => {})
-    this.reaper.stdin.write(`dir ${init.dir}\n`)
+    this.reaper = new ReaperClient()
+    this.reaper.removeDir(init.dir)
     const register = (pid: number) => this.registerProcessGroup(pid)
-
     const etcdUrl = `http://127.0.0.1:${init.etcdPort}`
-    const peerUrl = `http://127.0.0.1:${init.peerPort}`
     this.etcd = new ManagedProcess({
       name: 'etcd',
       command: init.binaries.etcd,
       logFile: path.join(init.dir, 'etcd.log'),
       onStart: register,
-      args: [
-        '--name=default',
-        `--data-dir=${path.join(init.dir, 'etcd')}`,
-        `--listen-client-urls=${etcdUrl}`,
-        `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=${peerUrl}`,
-        `--initial-advertise-peer-urls=${peerUrl}`,
-        `--initial-cluster=default=${peerUrl}`,
-        // Test data need not survive a power cut; fsync would dominate start-up and every write.
-        '--unsafe-no-fsync',
-        '--log-level=warn',
-      ],
+      args: etcdArgs(init.dir, etcdUrl, `http://127.0.0.1:${init.peerPort}`),
     })
-    const pki = path.join(init.dir, 'pki')
     this.apiServer = new ManagedProcess({
       name: 'kube-apiserver',
       command: init.binaries['kube-apiserver'],
       logFile: path.join(init.dir, 'kube-apiserver.log'),
       onStart: register,
-      args: [
-        '--advertise-address=127.0.0.1',
-        '--bind-address=127.0.0.1',
-        `--secure-port=${init.apiPort}`,
-        `--etcd-servers=${etcdUrl}`,
-        `--cert-dir=${pki}`,
-        `--tls-cert-file=${path.join(pki, 'apiserver.crt')}`,
-        `--tls-private-key-file=${path.join(pki, 'apiserver.key')}`,
-        `--client-ca-file=${path.join(pki, 'ca.crt')}`,
-        '--authorization-mode=RBAC',
-        // The default admission chain (ValidatingAdmissionPolicy, ServiceAccount, NamespaceLifecycle, ...)
-        // plus NodeRestriction, as kubeadm enables it.
-        '--enable-admission-plugins=NodeRestriction',
-        `--service-account-issuer=${SERVICE_ACCOUNT_ISSUER}`,
-        `--api-audiences=${SERVICE_ACCOUNT_ISSUER}`,
-        `--service-account-key-file=${path.join(pki, 'sa.pub')}`,
-        `--service-account-signing-key-file=${path.join(pki, 'sa.key')}`,
-        '--service-cluster-ip-range=10.96.0.0/24',
-        '--allow-privileged=true',
-        '--profiling=false',
-        ...init.apiServerArgs,
-      ],
+      args: apiServerArgs(path.join(init.dir, 'pki'), init.apiPort, etcdUrl, init.apiServerArgs),
     })
     this.onExit = () => this.killNow()
     process.once('exit', this.onExit)
@@ -235,12 +189,12 @@ export class ControlPlane {
    * started beside the control plane, like the sandbox's controller and poollets (each its own group).
    */
   registerProcessGroup(pgid: number): void {
-    if (!this.stopped) this.reaper.stdin.write(`pgid ${pgid}\n`)
+    if (!this.stopped) this.reaper.killGroup(pgid)
   }
 
   /** The group has ended: the reaper must not kill a later group that reuses its id. */
   forgetProcessGroup(pgid: number): void {
-    if (!this.stopped) this.reaper.stdin.write(`forget-pgid ${pgid}\n`)
+    if (!this.stopped) this.reaper.forgetGroup(pgid)
   }
 
   /** A user authenticated by a client certificate (CN = username, O = groups), as IronCore issues poollets'. */
@@ -291,7 +245,7 @@ export class ControlPlane {
     await this.etcd.stop()
     await rm(this.dir, {recursive: true, force: true})
     process.removeListener('exit', this.onExit)
-    this.reaper.stdin.end()
+    this.reaper.close()
   }
 
   /** Synchronous last resort on process exit. */
@@ -327,16 +281,4 @@ async function distinctFreePorts(count: number): Promise<[number, number, number
   const ports = new Set<number>()
   while (ports.size < count) ports.add(await freePort())
   return [...ports] as [number, number, number]
-}
-
-function httpGet(url: string, tls?: {ca: string; cert: string; key: string}): Promise<{status: number; body: string}> {
-  return new Promise((resolve, reject) => {
-    const request = (url.startsWith('https:') ? https : http).get(url, {...tls, timeout: 5_000}, (response) => {
-      let body = ''
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()))
-      response.on('end', () => resolve({status: response.statusCode ?? 0, body}))
-    })
-    request.on('timeout', () => request.destroy(new Error(`GET ${url} timed out`)))
-    request.on('error', reject)
-  })
 }
