@@ -42,10 +42,12 @@ export async function startPoollet(
   kind: PoolKind,
   pool: string,
   extraArgs: readonly string[] = FAST,
+  /** Another identity than the pool's own poollet, to provoke refusals. */
+  kubeconfig?: string,
 ): Promise<PoolletFixture> {
   const dir = await mkdtemp(path.join(tmpdir(), 'ironpool-pl-'))
   const runtime = await startTestRuntime({kind, socketPath: path.join(dir, 'runtime.sock')})
-  const identity = await poolletIdentity(plane, kind, pool)
+  const identity = kubeconfig === undefined ? await poolletIdentity(plane, kind, pool) : {kubeconfig}
   const poollet = new CliProcess([
     'poollet',
     `--pool-name=${pool}`,

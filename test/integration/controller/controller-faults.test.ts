@@ -62,6 +62,41 @@ describe('ironpool controller under faults', function () {
     })
   })
 
+  describe('with --max-unhealthy, on its own control plane', () => {
+    let plane: ControlPlane
+    before(async () => {
+      plane = await ControlPlane.start()
+    })
+    after(async () => {
+      await plane?.stop()
+    })
+
+    it('marks none while more pools are stale than allowed, says so in the log and an Event, and resumes when fewer are', async () => {
+      await controllerIdentity(plane)
+      const admin = new KubeObjects(plane.adminKubeconfig)
+      for (const name of ['quiet-1', 'quiet-2', 'quiet-3']) await admin.createPool(kind, name)
+      const controller = await startController(plane, ['--kinds=machine', '--max-unhealthy=1'])
+      const renewers: ReturnType<typeof keepRenewing>[] = []
+      try {
+        await controller.waitForLog('too many pools stale at once')
+        const event = await waitFor('the breaker Event on the CRD', async () => {
+          const out = await plane.kubectl(['get', 'events', '-n', 'default', '--field-selector', 'reason=MaxUnhealthyExceeded', '-o', 'jsonpath={.items[*].message}'])
+          return out || undefined
+        })
+        expect(event).to.include('3 of 3 machinepools stale at once')
+        expect(controller.marked()).to.deep.equal([])
+        // Two come back: one stale pool is within --max-unhealthy=1, so it is marked.
+        renewers.push(keepRenewing(admin, kind, 'quiet-1'), keepRenewing(admin, kind, 'quiet-2'))
+        await waitFor('quiet-3 marked once the breaker closed', () => controller.marked().includes('quiet-3'), {timeoutMs: 20_000})
+        await controller.waitForLog('marking resumes')
+        expect(controller.marked()).to.deep.equal(['quiet-3'])
+      } finally {
+        for (const r of renewers) await r.stop()
+        await controller.stop()
+      }
+    })
+  })
+
   describe('with leader election', () => {
     it('lets one of two replicas write; when the leader is killed the other takes over within the lease duration, with no false Unknown', async () => {
       const plane = await sharedControlPlane()

@@ -3,7 +3,7 @@ import {expect} from 'chai'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {runCli} from '../../support/cli.ts'
 import {KubeObjects} from '../../support/kube-objects.ts'
-import {poolletControlPlane, startPoollet} from '../../support/poollet-env.ts'
+import {FAST, poolletControlPlane, startPoollet} from '../../support/poollet-env.ts'
 import {waitFor} from '../../support/wait.ts'
 
 describe('ironpool poollet: flags and signals', function () {
@@ -47,6 +47,48 @@ describe('ironpool poollet: flags and signals', function () {
       // "Within a couple of seconds": a deadline on the exit, not a timing measurement.
       await waitFor('the poollet to exit after SIGTERM', () => exit, {timeoutMs: 5_000})
       expect(exit?.code).to.equal(0)
+    } finally {
+      await fixture.stop()
+    }
+  })
+})
+
+describe('ironpool poollet: what it cannot reach', function () {
+  this.timeout(60_000)
+
+  it('gives up on runtime discovery with an error naming every socket path it waited for', async () => {
+    const plane = await poolletControlPlane()
+    const identity = await plane.userIdentity(`${POOL_KINDS.volume.poolletUserPrefix}nowhere`, [POOL_KINDS.volume.poolletGroup])
+    const result = await runCli(['poollet', '--pool-name=nowhere', '--kind=volume', '--runtime-socket-discovery-timeout=1s', `--kubeconfig=${identity.kubeconfig}`, '--log-format=json'])
+    expect(result.code).to.equal(1)
+    for (const socket of POOL_KINDS.volume.wellKnownSockets) expect(result.stderr).to.include(socket)
+  })
+
+  it('logs "pool p not found" each tick for a missing pool and still renews its Lease', async () => {
+    const plane = await poolletControlPlane()
+    const kind = POOL_KINDS.bucket
+    const admin = new KubeObjects(plane.adminKubeconfig)
+    const fixture = await startPoollet(plane, kind, 'pl-missing')
+    try {
+      const first = await waitFor('the Lease', () => admin.getLease(kind, 'pl-missing'))
+      await waitFor('the Lease renewed', async () => String((await admin.getLease(kind, 'pl-missing'))?.spec?.renewTime) !== String(first.spec?.renewTime))
+      await waitFor('three "not found" errors', () => fixture.poollet.logs().filter((l) => l.level === 'error' && l.msg === 'pool pl-missing not found').length >= 3)
+    } finally {
+      await fixture.stop()
+    }
+  })
+
+  it('logs the verb and resource refused (403) and keeps trying, without crashing', async () => {
+    const plane = await poolletControlPlane()
+    const kind = POOL_KINDS.machine
+    const admin = new KubeObjects(plane.adminKubeconfig)
+    await admin.createPool(kind, 'pl-refused')
+    // An identity outside the poollet group: deploy/'s RBAC grants it nothing.
+    const stranger = await plane.userIdentity('stranger')
+    const fixture = await startPoollet(plane, kind, 'pl-refused', FAST, stranger.kubeconfig)
+    try {
+      await waitFor('two refused Lease writes', () => fixture.poollet.logs().filter((l) => String(l.msg).includes('lease ironcore-machinepool-lease/pl-refused') && String(l.msg).includes('forbidden (403)')).length >= 2)
+      expect(fixture.poollet.child.exitCode).to.equal(null)
     } finally {
       await fixture.stop()
     }
