@@ -9,8 +9,8 @@ import {systemClock, type Cancel, type Clock} from '../core/clock.ts'
 import type {PoolKind} from '../core/pool-kinds.ts'
 import {poolView, type PoolView} from '../core/pool-view.ts'
 import type {Logger} from '../core/ports.ts'
-import {toLease} from '../kube/lease-store.ts'
-import {createLeaseCache, createPoolCache, leaseKey} from '../kube/resource-caches.ts'
+import {toLease} from './lease-store.ts'
+import {createLeaseCache, createPoolCache, leaseKey} from './resource-caches.ts'
 
 export interface PoolWatchOptions {
   kc: KubeConfig

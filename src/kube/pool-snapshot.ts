@@ -7,9 +7,9 @@ import {CoordinationV1Api, CustomObjectsApi, type KubeConfig} from '@kubernetes/
 import {errorMessage} from '../core/errors.ts'
 import type {PoolKind} from '../core/pool-kinds.ts'
 import type {Lease, Pool} from '../core/types.ts'
-import {attempt} from '../kube/api-errors.ts'
-import {toLease} from '../kube/lease-store.ts'
-import {checkedPool} from '../kube/pool-status-store.ts'
+import {attempt} from './api-errors.ts'
+import {toLease} from './lease-store.ts'
+import {checkedPool} from './pool-status-store.ts'
 
 export interface PoolEntry {
   kind: PoolKind
