@@ -19,6 +19,14 @@ export default tseslint.config(
     },
   },
   {
+    // Outside the engine, src/ uses src/core's public face only (STYLE: keep the public surface small).
+    files: ['src/**/*.ts'],
+    ignores: ['src/core/**'],
+    rules: {
+      'no-restricted-imports': ['error', {patterns: [{regex: '^(\\.\\./)+core/(?!index\\.ts$)', message: "Import from src/core's index.ts: what it does not export is private to the engine."}]}],
+    },
+  },
+  {
     // src/core is the engine: no I/O libraries, no ambient time.
     files: ['src/core/**/*.ts'],
     rules: {

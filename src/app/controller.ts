@@ -3,15 +3,7 @@
  * election, events, metrics and probes; all under one manager. The logic lives in src/core.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {systemClock} from '../core/clock.ts'
-import {findCondition} from '../core/conditions.ts'
-import {LeaderElector} from '../core/leader-elector.ts'
-import type {LeaderElectionTimings} from '../core/leader-options.ts'
-import {formatMaxUnhealthy, type MaxUnhealthy} from '../core/max-unhealthy.ts'
-import {PoolLifecycle} from '../core/pool-lifecycle.ts'
-import {READY_CONDITION, type PoolKind} from '../core/pool-kinds.ts'
-import type {Logger} from '../core/ports.ts'
-import type {Pool} from '../core/types.ts'
+import {systemClock, findCondition, LeaderElector, type LeaderElectionTimings, formatMaxUnhealthy, type MaxUnhealthy, PoolLifecycle, READY_CONDITION, type PoolKind, type Logger, type Pool} from '../core/index.ts'
 import {EventRecorder} from '../kube/event-recorder.ts'
 import {createLeaseStore, toLease} from '../kube/lease-store.ts'
 import {createPoolStatusStore} from '../kube/pool-status-store.ts'

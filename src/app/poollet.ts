@@ -4,10 +4,7 @@
  * lives in src/core.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {systemClock} from '../core/clock.ts'
-import {Heartbeat} from '../core/heartbeat.ts'
-import type {PoolletOptions} from '../core/poollet-options.ts'
-import type {Logger} from '../core/ports.ts'
+import {systemClock, Heartbeat, type PoolletOptions, type Logger} from '../core/index.ts'
 import {createRuntimeProbe} from '../iri/index.ts'
 import {createLeaseStore} from '../kube/lease-store.ts'
 import {createPoolStatusStore} from '../kube/pool-status-store.ts'

@@ -3,7 +3,7 @@
  * pipe or file, and never when NO_COLOR is set to anything non-empty (https://no-color.org).
  */
 import {styleText} from 'node:util'
-import type {ConditionStatus} from '../core/types.ts'
+import type {ConditionStatus} from '../core/index.ts'
 
 export function colourEnabled(stream: {isTTY?: boolean}, env: NodeJS.ProcessEnv): boolean {
   return stream.isTTY === true && (env.NO_COLOR ?? '') === ''

@@ -9,8 +9,7 @@
  */
 import {Errors, Flags} from '@oclif/core'
 import type {OptionFlag} from '@oclif/core/interfaces'
-import {formatDuration, parseDuration} from '../core/durations.ts'
-import {errorMessage} from '../core/errors.ts'
+import {formatDuration, parseDuration, errorMessage} from '../core/index.ts'
 import {BindAddressError, parseBindAddress, type BindAddress} from '../observe/bind-address.ts'
 import {LOG_FORMATS, LOG_LEVELS} from '../observe/logger.ts'
 

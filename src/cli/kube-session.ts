@@ -3,7 +3,7 @@
  * failures turned into a KubeconfigError, and the server address kept for error lines.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {errorMessage} from '../core/errors.ts'
+import {errorMessage} from '../core/index.ts'
 import {loadKubeConfig, type KubeconfigOptions} from '../kube/kubeconfig.ts'
 import {KubeconfigError} from './operator-errors.ts'
 

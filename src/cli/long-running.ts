@@ -4,8 +4,7 @@
  * code — 0 after SIGTERM/SIGINT, 1 on a failure or a lost leader election (so a Deployment restarts it).
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {errorMessage} from '../core/errors.ts'
-import type {Logger} from '../core/ports.ts'
+import {errorMessage, type Logger} from '../core/index.ts'
 import {loadKubeConfig} from '../kube/kubeconfig.ts'
 import {LeadershipLostError} from '../runtime/errors.ts'
 import {setupSignalHandler} from '../runtime/signals.ts'

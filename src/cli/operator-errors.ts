@@ -3,7 +3,7 @@
  * line, exit 1; the stack only with --debug. `pool status` and `lease inspect` both end through here,
  * so an unreachable API or a 403 reads the same in every tool.
  */
-import {ForbiddenError, NotFoundError, errorMessage} from '../core/errors.ts'
+import {ForbiddenError, NotFoundError, errorMessage} from '../core/index.ts'
 import {NoPoolKindServedError, ResourceNotServedError} from '../kube/served-kinds.ts'
 
 /** The kubeconfig could not be loaded (missing file, no cluster, unknown context). */

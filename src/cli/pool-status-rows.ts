@@ -2,7 +2,7 @@
  * `pool status` rows from the core's pool view: the table cells (plain or wide) and the skew notes.
  * The JSON and YAML output is the view itself, so a script sees the same fields the table is made of.
  */
-import {formatAge, type PoolView} from '../core/pool-view.ts'
+import {formatAge, type PoolView} from '../core/index.ts'
 import {readyPaint} from './colour.ts'
 import type {CellInput} from './table.ts'
 

@@ -80,3 +80,13 @@ export {
   type LeaderElectorOptions,
   type LeaderLeaseRef,
 } from './leader-options.ts'
+export {
+  CONTROLLER_DEFAULTS,
+  validateControllerOptions,
+  type ControllerInput,
+  type ControllerOptions,
+  type ControllerValidation,
+} from './controller-options.ts'
+
+// Operators: what a pool looks like beside its Lease.
+export {formatAge, holderMatchesPool, leaseExpiry, poolView, type PoolView} from './pool-view.ts'

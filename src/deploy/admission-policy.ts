@@ -13,7 +13,7 @@
  * - A kind's objects are confined to that kind's poollets, whatever the groups say: a certificate with a
  *   volume pool's CN and the machine group cannot write any machine pool.
  */
-import {POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../core/pool-kinds.ts'
+import {POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../core/index.ts'
 import {metadata, type Manifest} from './manifest.ts'
 import {POOLLET_POLICY} from './names.ts'
 

@@ -3,7 +3,7 @@
  * writes only their status (the Ready=Unknown mark), records events, and holds one leader-election Lease.
  * Lease reads in the pool-lease namespaces are granted there (lease-namespaces.ts), not cluster-wide.
  */
-import {POOL_KIND_NAMES, POOL_KINDS} from '../core/pool-kinds.ts'
+import {POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
 import {clusterRole, clusterRoleBinding, namespace, role, roleBinding, serviceAccount, serviceAccountSubject, type Manifest, type PolicyRule} from './manifest.ts'
 import {CONTROLLER_NAME, CONTROLLER_NAMESPACE, LEADER_ELECTION_ID, LEADER_ELECTION_ROLE} from './names.ts'
 

@@ -2,7 +2,7 @@
  * deploy/namespaces/<kind>pool-lease: the namespace of a kind's Leases, the poollets' Role there (as
  * IronCore grants it) and the controller's read-only Role. One function for all kinds, driven by the table.
  */
-import type {PoolKind} from '../core/pool-kinds.ts'
+import type {PoolKind} from '../core/index.ts'
 import {groupSubject, namespace, role, roleBinding, serviceAccountSubject, type Manifest, type PolicyRule} from './manifest.ts'
 import {CONTROLLER_NAME, CONTROLLER_NAMESPACE, LEASE_READER_ROLE, poolletRoleName} from './names.ts'
 

@@ -2,7 +2,7 @@
  * Names that more than one layer of deploy/ refers to (the lease namespaces bind the controller's
  * ServiceAccount; the policy is named in its binding). Kind-specific names come from the kinds table.
  */
-import type {PoolKind} from '../core/pool-kinds.ts'
+import type {PoolKind} from '../core/index.ts'
 
 export const CONTROLLER_NAMESPACE = 'ironpool-system'
 export const CONTROLLER_NAME = 'ironpool-controller'

@@ -3,8 +3,7 @@
  * (`npm run crds`, checked for drift by a test), and the edges validate pools read from the API against
  * the same schema: one source of truth for what a pool looks like.
  */
-import {CONDITION_STATUSES} from '../core/types.ts'
-import {POOL_KIND_NAMES, POOL_KINDS, READY_CONDITION, type PoolKind, type PoolKindName} from '../core/pool-kinds.ts'
+import {CONDITION_STATUSES, POOL_KIND_NAMES, POOL_KINDS, READY_CONDITION, type PoolKind, type PoolKindName} from '../core/index.ts'
 
 type Schema = Record<string, unknown>
 

@@ -4,8 +4,7 @@
  */
 import {Ajv, type ErrorObject, type ValidateFunction} from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import {POOL_KIND_NAMES, POOL_KINDS, type PoolKindName} from '../core/pool-kinds.ts'
-import type {Pool} from '../core/types.ts'
+import {POOL_KIND_NAMES, POOL_KINDS, type PoolKindName, type Pool} from '../core/index.ts'
 import {poolSchema} from './pool-crds.ts'
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.

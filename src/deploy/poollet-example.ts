@@ -2,7 +2,7 @@
  * deploy/poollet/example: a poollet for one machine pool. Kept out of deploy/default because it cannot
  * run until its kubeconfig Secret exists and it is pinned to the pool's host (deploy/poollet/README.md).
  */
-import type {PoolKind} from '../core/pool-kinds.ts'
+import type {PoolKind} from '../core/index.ts'
 import {metadata, type Manifest} from './manifest.ts'
 import {CONTROLLER_NAMESPACE, IMAGE} from './names.ts'
 import {CONTAINER_SECURITY_CONTEXT, POD_SECURITY_CONTEXT, RESOURCES, RUN_AS_USER, TMP_MOUNT, TMP_VOLUME} from './security.ts'

@@ -3,7 +3,7 @@
  * RBAC grants this on every pool of the kind (a poollet's own name is only known per identity); the
  * admission policy in deploy/policies confines status writes to the poollet's own pool.
  */
-import type {PoolKind} from '../core/pool-kinds.ts'
+import type {PoolKind} from '../core/index.ts'
 import {clusterRole, clusterRoleBinding, groupSubject, type Manifest} from './manifest.ts'
 import {poolletClusterRoleName} from './names.ts'
 

@@ -1,5 +1,5 @@
 /** deploy/poollet/README.md, rendered so that its identities table is the kinds table's. */
-import {POOL_KIND_NAMES, POOL_KINDS} from '../core/pool-kinds.ts'
+import {POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
 import {EXAMPLE_POOL, KUBECONFIG_DIR, kubeconfigSecretName, poolletDeploymentName, RUNTIME_SOCKET_DIR} from './poollet-example.ts'
 import {CONTROLLER_NAMESPACE, poolletClusterRoleName, poolletRoleName, POOLLET_POLICY} from './names.ts'
 import {RUN_AS_USER} from './security.ts'

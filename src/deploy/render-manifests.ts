@@ -4,7 +4,7 @@
  * deploy/default applies them all.
  */
 import {stringify} from 'yaml'
-import {POOL_KIND_NAMES, POOL_KINDS} from '../core/pool-kinds.ts'
+import {POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
 import {poolletPolicy, poolletPolicyBinding} from './admission-policy.ts'
 import {controllerClusterRbac, controllerNamespace, leaderElectionRbac} from './controller-rbac.ts'
 import {controllerDeployment} from './controller-deployment.ts'

@@ -3,9 +3,7 @@
  * environment variable, else the first well-known socket that appears within a timeout.
  */
 import {statSync} from 'node:fs'
-import {sleep, systemClock} from '../core/clock.ts'
-import type {Clock} from '../core/clock.ts'
-import type {PoolKind} from '../core/pool-kinds.ts'
+import {sleep, systemClock, type Clock, type PoolKind} from '../core/index.ts'
 
 export interface DiscoverOptions {
   kind: PoolKind

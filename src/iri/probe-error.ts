@@ -4,7 +4,7 @@
  */
 import {isAbortError} from 'abort-controller-x'
 import {ClientError, Status} from 'nice-grpc'
-import {ProbeError, errorMessage} from '../core/errors.ts'
+import {ProbeError, errorMessage} from '../core/index.ts'
 
 /**
  * A ProbeError for a failed call to path. An abort is passed through unchanged: it means the

@@ -3,7 +3,7 @@
  * works on the kind-neutral {@link RuntimeService}, so the client and the test runtime exist once
  * for all kinds; which call is the probe comes from the kinds table, not from here.
  */
-import type {PoolKind, PoolKindName} from '../core/pool-kinds.ts'
+import type {PoolKind, PoolKindName} from '../core/index.ts'
 import {BucketRuntimeDefinition} from './gen/bucket/v1alpha1/api.ts'
 import {MachineRuntimeDefinition} from './gen/machine/v1alpha1/api.ts'
 import {VolumeRuntimeDefinition} from './gen/volume/v1alpha1/api.ts'

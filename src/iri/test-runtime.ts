@@ -7,7 +7,7 @@ import {rm} from 'node:fs/promises'
 import {delay, forever, isAbortError} from 'abort-controller-x'
 import {ServerError, createServer} from 'nice-grpc'
 import type {CallContext, Status} from 'nice-grpc'
-import type {PoolKind, PoolKindName} from '../core/pool-kinds.ts'
+import type {PoolKind, PoolKindName} from '../core/index.ts'
 import {runtimeServiceFor} from './runtime-service.ts'
 
 /** What the runtime does with each call (Version and the probe alike). */

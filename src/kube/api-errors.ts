@@ -3,7 +3,7 @@
  * The message always names what was attempted (verb and resource), so a log line says what failed.
  */
 import {ApiException} from '@kubernetes/client-node'
-import {AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError} from '../core/errors.ts'
+import {AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError} from '../core/index.ts'
 
 /** What was attempted, e.g. {verb: 'update', resource: 'lease ironcore-machinepool-lease/p1'}. */
 export interface Attempt {

@@ -6,9 +6,7 @@
  * is worth less than the work that reports it.
  */
 import {CoreV1Api, PatchStrategy, setHeaderOptions, type CoreV1Event, type KubeConfig} from '@kubernetes/client-node'
-import type {Clock} from '../core/clock.ts'
-import {errorMessage} from '../core/errors.ts'
-import type {EventSink, Logger, PoolEvent} from '../core/ports.ts'
+import {type Clock, errorMessage, type EventSink, type Logger, type PoolEvent} from '../core/index.ts'
 
 /** client-go's spam filter: a burst of 25 per object, then one every 5 minutes. */
 const BURST = 25

@@ -1,8 +1,6 @@
 /** The core's LeaseStore port on client-node: the Leases of one namespace. */
 import {CoordinationV1Api, type KubeConfig, type V1Lease} from '@kubernetes/client-node'
-import type {LeaseStore} from '../core/ports.ts'
-import type {Lease} from '../core/types.ts'
-import {NotFoundError} from '../core/errors.ts'
+import {type LeaseStore, type Lease, NotFoundError} from '../core/index.ts'
 import {attempt} from './api-errors.ts'
 
 export function toLease(v1: V1Lease): Lease {

@@ -14,8 +14,7 @@
  * replaces a valid version, handlers see a delete, because keeping the old version would show a state
  * that no longer exists.
  */
-import {sleep, type Cancel} from '../core/clock.ts'
-import {errorMessage} from '../core/errors.ts'
+import {sleep, type Cancel, errorMessage} from '../core/index.ts'
 import {translateApiError} from './api-errors.ts'
 import {CacheHealth, type HealthListener} from './list-watch-health.ts'
 import {resolveOptions, type ListWatchCacheOptions, type ResolvedOptions} from './list-watch-options.ts'

@@ -3,7 +3,7 @@
  * fails is logged once per distinct problem (field at fault), not on every event or relist, and counted
  * each time; the memory of logged problems holds only objects that are still invalid.
  */
-import type {Logger} from '../core/ports.ts'
+import type {Logger} from '../core/index.ts'
 import type {Validation} from './list-watch-options.ts'
 import {objectKey, type KubeObject} from './list-watch-store.ts'
 

@@ -1,6 +1,5 @@
 /** The options of a list+watch cache, each default documented and filled in one place. */
-import {systemClock, type Clock} from '../core/clock.ts'
-import type {Logger} from '../core/ports.ts'
+import {systemClock, type Clock, type Logger} from '../core/index.ts'
 import type {Lister, Watcher} from './list-watch-source.ts'
 import type {BackoffOptions} from './watch-backoff.ts'
 

@@ -4,9 +4,7 @@
  * reported, not shown, and never stops the others.
  */
 import {CoordinationV1Api, CustomObjectsApi, type KubeConfig} from '@kubernetes/client-node'
-import {errorMessage} from '../core/errors.ts'
-import type {PoolKind} from '../core/pool-kinds.ts'
-import type {Lease, Pool} from '../core/types.ts'
+import {errorMessage, type PoolKind, type Lease, type Pool} from '../core/index.ts'
 import {attempt} from './api-errors.ts'
 import {toLease} from './lease-store.ts'
 import {checkedPool} from './pool-status-store.ts'

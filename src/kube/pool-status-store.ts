@@ -4,10 +4,7 @@
  * work on ironpool's CRDs and on IronCore's aggregated API alike (which replaces the whole list).
  */
 import {CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig} from '@kubernetes/client-node'
-import type {PoolStatusStore} from '../core/ports.ts'
-import type {PoolKind} from '../core/pool-kinds.ts'
-import type {Pool} from '../core/types.ts'
-import {NotFoundError} from '../core/errors.ts'
+import {type PoolStatusStore, type PoolKind, type Pool, NotFoundError} from '../core/index.ts'
 import {validatePool} from '../deploy/pool-validator.ts'
 import {attempt} from './api-errors.ts'
 

@@ -5,10 +5,7 @@
  * The caches retry on their own (backoff, relist) while the API is away; their warnings go to the logger.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {systemClock, type Cancel, type Clock} from '../core/clock.ts'
-import type {PoolKind} from '../core/pool-kinds.ts'
-import {poolView, type PoolView} from '../core/pool-view.ts'
-import type {Logger} from '../core/ports.ts'
+import {systemClock, type Cancel, type Clock, type PoolKind, poolView, type PoolView, type Logger} from '../core/index.ts'
 import {toLease} from './lease-store.ts'
 import {createLeaseCache, createPoolCache, leaseKey} from './resource-caches.ts'
 

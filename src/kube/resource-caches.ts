@@ -3,10 +3,7 @@
  * the CRD's schema) and a kind's Leases, each on the robust ListWatchCache.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import type {Clock} from '../core/clock.ts'
-import type {Logger} from '../core/ports.ts'
-import type {PoolKind} from '../core/pool-kinds.ts'
-import type {Pool} from '../core/types.ts'
+import type {Clock, Logger, PoolKind, Pool} from '../core/index.ts'
 import {validatePool} from '../deploy/pool-validator.ts'
 import {ListWatchCache, type CacheObserver} from './list-watch-cache.ts'
 import {WATCHDOG_DEFAULT_MS} from './list-watch-options.ts'

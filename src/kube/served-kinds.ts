@@ -4,8 +4,7 @@
  * from "object missing", which a plain GET cannot (both are 404).
  */
 import {CustomObjectsApi, type KubeConfig} from '@kubernetes/client-node'
-import {NotFoundError} from '../core/errors.ts'
-import type {PoolKind} from '../core/pool-kinds.ts'
+import {NotFoundError, type PoolKind} from '../core/index.ts'
 import {attempt} from './api-errors.ts'
 
 export function crdName(kind: PoolKind): string {

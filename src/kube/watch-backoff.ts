@@ -4,7 +4,7 @@
  * itself, so a fleet of controllers restarted together does not reconnect in lockstep and no delay ever
  * exceeds maxMs.
  */
-import type {Clock} from '../core/clock.ts'
+import type {Clock} from '../core/index.ts'
 
 export interface BackoffOptions {
   /** First delay. Default 200 ms: a dropped connection usually comes back at once. */

@@ -4,7 +4,7 @@
  * bookmark arrives for watchdogMs is presumed dead (a half-open TCP connection looks exactly like a quiet
  * resource) and ended.
  */
-import type {Clock} from '../core/clock.ts'
+import type {Clock} from '../core/index.ts'
 import {isGone, type Watcher} from './list-watch-source.ts'
 
 export type WatchEnd =

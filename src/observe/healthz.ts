@@ -10,8 +10,7 @@
  * The aggregate withholds reasons, as Kubernetes does, because the endpoint may be reachable by anyone
  * on the pod network; the reason is logged and served on the per-check path.
  */
-import {errorMessage} from '../core/errors.ts'
-import type {Logger} from '../core/ports.ts'
+import {errorMessage, type Logger} from '../core/index.ts'
 
 /** Resolves when healthy; throws (or rejects) with the reason when not. Gets its own name for logs. */
 export type HealthCheck = (name: string) => Promise<void> | void

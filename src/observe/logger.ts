@@ -6,7 +6,7 @@
 import pino from 'pino'
 import pretty from 'pino-pretty'
 import type {DestinationStream, Logger as PinoLogger} from 'pino'
-import type {Logger} from '../core/ports.ts'
+import type {Logger} from '../core/index.ts'
 
 /** The levels ironpool speaks; pino's trace and fatal are left out so flags offer only what is used. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const

@@ -6,8 +6,7 @@
  * rate() and absent() work before the first event.
  */
 import {Counter, Gauge, Histogram, Registry, collectDefaultMetrics} from 'prom-client'
-import {CONDITION_STATUSES} from '../core/types.ts'
-import type {PoolKindName} from '../core/pool-kinds.ts'
+import {CONDITION_STATUSES, type PoolKindName} from '../core/index.ts'
 
 const PREFIX = 'ironpool_'
 

@@ -1,6 +1,5 @@
 /** Turns what one heartbeat tick did into the poollet's metrics. */
-import type {TickResult} from '../core/heartbeat.ts'
-import type {PoolKindName} from '../core/pool-kinds.ts'
+import type {TickResult, PoolKindName} from '../core/index.ts'
 import type {PoolletMetrics} from './metrics.ts'
 
 export function recordTick(metrics: PoolletMetrics, kind: PoolKindName, result: TickResult, now: number): void {

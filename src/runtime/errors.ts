@@ -1,5 +1,5 @@
 /** How Manager.run ends when it does not end cleanly; the command exits non-zero on each. */
-import {errorMessage} from '../core/errors.ts'
+import {errorMessage} from '../core/index.ts'
 
 export class RunnableFailedError extends Error {
   override readonly name = 'RunnableFailedError'

@@ -11,9 +11,7 @@
  * runnable failed, LeadershipLostError when leadership was lost, or ShutdownTimeoutError when runnables
  * outlived the deadline: the command turns each rejection into a non-zero exit.
  */
-import {systemClock, type Clock} from '../core/clock.ts'
-import {errorMessage} from '../core/errors.ts'
-import type {Logger} from '../core/ports.ts'
+import {systemClock, type Clock, errorMessage, type Logger} from '../core/index.ts'
 import {LeadershipLostError, RunnableFailedError, ShutdownTimeoutError} from './errors.ts'
 import {RUNNABLE_GROUPS, isCancellation, type LeaderElection, type Runnable} from './runnable.ts'
 

@@ -3,7 +3,7 @@
  * for a graceful stop (the returned signal aborts), the second exits at once with code 1, for the
  * operator whose shutdown is stuck.
  */
-import type {Logger} from '../core/ports.ts'
+import type {Logger} from '../core/index.ts'
 
 const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const
 type ShutdownSignal = (typeof SHUTDOWN_SIGNALS)[number]

@@ -7,7 +7,7 @@ import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import type {ControlPlane} from '../controlplane/control-plane.ts'
-import type {PoolKind} from '../core/pool-kinds.ts'
+import type {PoolKind} from '../core/index.ts'
 import type {SandboxPool} from './options.ts'
 
 const DEPLOY_DEFAULT = fileURLToPath(new URL('../../deploy/default', import.meta.url))

@@ -2,8 +2,7 @@
  * The sandbox's settings: defaults short enough that every change shows within seconds, the rules that
  * refuse a start (all errors at once, each naming its flag), and the pools the settings imply.
  */
-import {formatDuration} from '../core/durations.ts'
-import {POOL_KIND_NAMES, POOL_KINDS, isPoolKindName, type PoolKind} from '../core/pool-kinds.ts'
+import {formatDuration, POOL_KIND_NAMES, POOL_KINDS, isPoolKindName, type PoolKind} from '../core/index.ts'
 
 export const SANDBOX_DEFAULTS = {
   pools: 6,

@@ -5,9 +5,7 @@
  * included, so a drawn RENEWED column stays true.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import type {PoolKind} from '../core/pool-kinds.ts'
-import {poolView, type PoolView} from '../core/pool-view.ts'
-import type {Logger} from '../core/ports.ts'
+import {type PoolKind, poolView, type PoolView, type Logger} from '../core/index.ts'
 import {toLease} from '../kube/lease-store.ts'
 import {createLeaseCache, createPoolCache, leaseKey} from '../kube/resource-caches.ts'
 import type {SandboxPool} from './options.ts'

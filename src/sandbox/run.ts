@@ -5,8 +5,7 @@
  * says what is left (nothing, or exactly what).
  */
 import {existsSync} from 'node:fs'
-import {formatDuration} from '../core/durations.ts'
-import {errorMessage} from '../core/errors.ts'
+import {formatDuration, errorMessage} from '../core/index.ts'
 import {setupSignalHandler} from '../runtime/signals.ts'
 import type {SandboxOptions} from './options.ts'
 import {onceAllReady, printReadyChanges} from './ready-lines.ts'

@@ -3,7 +3,7 @@
  * its own, waits judged on the watch caches' picture (the same one the view shows).
  */
 import {delay} from 'abort-controller-x'
-import {formatDuration} from '../core/durations.ts'
+import {formatDuration} from '../core/index.ts'
 import type {PoolActor} from './pool-actor.ts'
 import type {PoolBoard} from './pool-board.ts'
 import type {ScriptStep, StepAction} from './script.ts'

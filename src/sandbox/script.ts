@@ -14,8 +14,7 @@
  *
  * A wait gives up after D (default 60s) and the sandbox exits 1.
  */
-import {parseDuration} from '../core/durations.ts'
-import {errorMessage} from '../core/errors.ts'
+import {parseDuration, errorMessage} from '../core/index.ts'
 import {isAction, type Action} from './pool-actor.ts'
 
 export const DEFAULT_WAIT_MS = 60_000

@@ -6,7 +6,7 @@ import {leaseReport} from '../../cli/lease-report.ts'
 import {OperatorError} from '../../cli/operator-errors.ts'
 import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
 import {servedKinds} from '../../kube/served-kinds.ts'
-import {POOL_KIND_NAMES, POOL_KINDS} from '../../core/pool-kinds.ts'
+import {POOL_KIND_NAMES, POOL_KINDS} from '../../core/index.ts'
 import {createLeaseStore} from '../../kube/lease-store.ts'
 import {createPoolStatusStore} from '../../kube/pool-status-store.ts'
 
