@@ -6,6 +6,7 @@
 import type {KubeConfig} from '@kubernetes/client-node'
 import {systemClock, Heartbeat, type PoolletOptions, type Logger} from '../core/index.ts'
 import {createRuntimeProbe} from '../iri/index.ts'
+import {EventRecorder} from '../kube/event-recorder.ts'
 import {createLeaseStore} from '../kube/lease-store.ts'
 import {createPoolStatusStore} from '../kube/pool-status-store.ts'
 import {createPoolCache} from '../kube/resource-caches.ts'
@@ -14,6 +15,8 @@ import {observeServers} from '../observe/http-server.ts'
 import {createPoolletMetrics, createRegistry} from '../observe/metrics.ts'
 import {recordTick} from '../observe/poollet-tick-metrics.ts'
 import {Manager} from '../runtime/manager.ts'
+
+export const POOLLET_COMPONENT = 'ironpool-poollet'
 
 export interface PoolletWiring {
   options: PoolletOptions
@@ -34,7 +37,9 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
   // A watch on this one pool: a steady-state tick then reads nothing. Trusted only while whole; until
   // then (or if the watch is refused) the heartbeat reads the pool itself, so the Lease never waits on it.
   const poolCache = createPoolCache(kubeConfig, kind, {logger, fieldSelector: `metadata.name=${options.poolName}`})
+  const events = new EventRecorder({kubeConfig, clock: systemClock, logger, component: POOLLET_COMPONENT})
   const heartbeat = new Heartbeat({
+    events,
     getPool: () => (poolCache.isWhole() ? poolCache.get(options.poolName) : undefined),
     kind,
     poolName: options.poolName,
@@ -68,5 +73,6 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
     await manager.run(signal)
   } finally {
     probe.close()
+    await events.flush()
   }
 }

@@ -11,7 +11,7 @@ import {ProbeError, errorMessage} from './errors.ts'
 import {LeaseRenewer, type LeaseRenewal} from './lease-renewer.ts'
 import {REASON_HEARTBEAT_RECEIVED, REASON_RUNTIME_UNREACHABLE, type PoolKind} from './pool-kinds.ts'
 import {POOLLET_DEFAULTS} from './poollet-options.ts'
-import type {LeaseStore, Logger, PoolStatusStore, RuntimeProbe} from './ports.ts'
+import type {EventSink, LeaseStore, Logger, PoolStatusStore, RuntimeProbe} from './ports.ts'
 import {writeReady} from './ready-writer.ts'
 import {runEvery} from './run-every.ts'
 import type {ConditionStatus, Pool} from './types.ts'
@@ -26,6 +26,8 @@ export interface HeartbeatOptions {
   pools: PoolStatusStore
   clock: Clock
   logger: Logger
+  /** Where an Event of each Ready change goes. Default: none. */
+  events?: EventSink
   /**
    * The pool from a watch cache, or undefined when the cache does not have it. With a cache, a tick that
    * changes nothing reads no pool; without one, each tick reads the pool once. (The heartbeat does not
@@ -77,8 +79,8 @@ export interface TickResult {
   ready: ReadyResult
 }
 
-type Defaulted = Required<Omit<HeartbeatOptions, 'getPool' | 'jitterFactor' | 'random'>> &
-  Pick<HeartbeatOptions, 'getPool' | 'jitterFactor' | 'random'>
+type Defaulted = Required<Omit<HeartbeatOptions, 'getPool' | 'events' | 'jitterFactor' | 'random'>> &
+  Pick<HeartbeatOptions, 'getPool' | 'events' | 'jitterFactor' | 'random'>
 
 /** The one place heartbeat defaults are applied. */
 function withDefaults(options: HeartbeatOptions): Defaulted {
@@ -219,6 +221,15 @@ export class Heartbeat {
             {...this.fields(), status: decided.status, reason: decided.reason, message: decided.message},
             `pool ${poolName} Ready=${decided.status} (${decided.reason})`,
           )
+          this.options.events?.record({
+            apiVersion: result.pool.apiVersion,
+            kind: result.pool.kind,
+            name: poolName,
+            uid: result.pool.metadata.uid,
+            type: decided.status === 'True' ? 'Normal' : 'Warning',
+            reason: decided.status === 'True' ? `${kind.kind}Ready` : `${kind.kind}NotReady`,
+            message: decided.message,
+          })
           return {outcome: 'written', status: decided.status}
         case 'unchanged':
         case 'declined': // decide() above always decides; kept for the compiler's exhaustiveness.

@@ -1,11 +1,15 @@
 /**
  * deploy/poollet: per kind, what the poollet group may do with pools: read them and write their status.
  * RBAC grants this on every pool of the kind (a poollet's own name is only known per identity); the
- * admission policy in deploy/policies confines status writes to the poollet's own pool.
+ * admission policy in deploy/policies confines status writes to the poollet's own pool. And it may
+ * record Events of its pool's Ready changes, in the namespace where Events of cluster-scoped objects go.
  */
 import type {PoolKind} from '../core/index.ts'
-import {clusterRole, clusterRoleBinding, groupSubject, type Manifest} from './manifest.ts'
+import {clusterRole, clusterRoleBinding, groupSubject, role, roleBinding, type Manifest} from './manifest.ts'
 import {poolletClusterRoleName} from './names.ts'
+
+/** Where Events of cluster-scoped pools go, as the kubelet's of Nodes do (src/kube/event-recorder.ts). */
+const CLUSTER_EVENT_NAMESPACE = 'default'
 
 export function poolletPoolRbac(kind: PoolKind): Manifest[] {
   const name = poolletClusterRoleName(kind)
@@ -15,5 +19,7 @@ export function poolletPoolRbac(kind: PoolKind): Manifest[] {
       {apiGroups: [kind.group], resources: [`${kind.plural}/status`], verbs: ['get', 'patch', 'update']},
     ]),
     clusterRoleBinding(name, [groupSubject(kind.poolletGroup)]),
+    role(`${name}:events`, CLUSTER_EVENT_NAMESPACE, [{apiGroups: [''], resources: ['events'], verbs: ['create', 'patch']}]),
+    roleBinding(`${name}:events`, CLUSTER_EVENT_NAMESPACE, [groupSubject(kind.poolletGroup)]),
   ]
 }

@@ -14,8 +14,8 @@ const volume = POOL_KINDS.volume
  */
 const EXPECTED: Record<string, Outcome[]> = {
   'controller SA': ['ok', 'ok', 'ok', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'ok', 'ok', 'RBAC'],
-  'poollet p1 (machine)': ['ok', 'ok', 'policy', 'RBAC', 'RBAC', 'ok', 'ok', 'policy', 'policy', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC'],
-  'poollet v1 (volume)': ['RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC'],
+  'poollet p1 (machine)': ['ok', 'ok', 'policy', 'RBAC', 'RBAC', 'ok', 'ok', 'policy', 'policy', 'RBAC', 'ok', 'RBAC', 'RBAC', 'ok', 'RBAC'],
+  'poollet v1 (volume)': ['RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC'],
   'user in no group': ['RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC'],
 }
 

@@ -83,6 +83,12 @@ describe('ironpool poollet (real process, real API server, real runtime)', funct
         expect(failed?.message).to.include('UNAVAILABLE').and.to.include('disk on fire').and.to.include(kind.probeMethod)
         fixture.runtime.behave({mode: 'answer'})
         await waitFor('Ready True again', async () => (await ready(pool))?.status === 'True')
+        const reasons = await waitFor('an Event of each change', async () => {
+          const out = await plane.kubectl(['get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${pool}`, '-o', 'jsonpath={.items[*].reason}'])
+          const seen = out.split(' ')
+          return seen.includes(`${kind.kind}NotReady`) && seen.filter((r) => r === `${kind.kind}Ready`).length > 0 ? seen : undefined
+        })
+        expect(reasons).to.include(`${kind.kind}NotReady`)
       })
 
       it('turns Ready False within the status timeout when the runtime hangs, and keeps renewing the Lease', async () => {

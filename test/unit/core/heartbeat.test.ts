@@ -3,7 +3,7 @@ import {ForbiddenError, ProbeError} from '../../../src/core/errors.ts'
 import {Heartbeat, type HeartbeatOptions, type TickResult} from '../../../src/core/heartbeat.ts'
 import {defaultHolderIdentity} from '../../../src/core/lease-renewer.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
-import type {RuntimeProbe} from '../../../src/core/ports.ts'
+import type {PoolEvent, RuntimeProbe} from '../../../src/core/ports.ts'
 import type {Pool, PoolCondition} from '../../../src/core/types.ts'
 import {FakeClock, flushPromises} from '../../support/fake-clock.ts'
 import {FakeLogger} from '../../support/fake-logger.ts'
@@ -94,6 +94,19 @@ describe('Heartbeat', () => {
     expect(ready()).to.deep.include({status: 'False', reason: 'RuntimeUnreachable', message: probe.error, observedGeneration: 4})
     expect(result.probe).to.deep.include({ok: false, error: probe.error})
     expect(result.lease.outcome).to.equal('created')
+  })
+
+  it('records an Event of each Ready change (Warning when not True), and none for a tick that changes nothing', async () => {
+    const events: PoolEvent[] = []
+    const beat = heartbeat({events: {record: (event) => events.push(event)}})
+    await beat.tickOnce(controller.signal)
+    await beat.tickOnce(controller.signal)
+    probe.answer = 'fail'
+    await beat.tickOnce(controller.signal)
+    expect(events.map((e) => `${e.type} ${e.reason} ${e.kind}/${e.name}: ${e.message}`)).to.deep.equal([
+      'Normal MachinePoolReady MachinePool/p1: machine runtime status probe succeeded',
+      `Warning MachinePoolNotReady MachinePool/p1: ${probe.error}`,
+    ])
   })
 
   it('a probe that ignores its signal: Ready False at the status timeout, and the Lease still renewed', async () => {
