@@ -34,7 +34,7 @@ export default tseslint.config(
         {group: ['@kubernetes/*', 'nice-grpc*', '@grpc/*', 'pino*', 'prom-client', 'node:fs*', 'node:net', 'node:http*', 'node:child_process', '../kube/*', '../iri/*', '../observe/*', '../commands/*'], message: 'src/core is free of I/O: add a port and implement it at the edge.'},
       ]}],
       'no-restricted-globals': ['error', {name: 'setTimeout', message: 'Use the Clock port.'}, {name: 'setInterval', message: 'Use the Clock port.'}],
-      'no-restricted-properties': ['error', {object: 'Date', property: 'now', message: 'Use the Clock port.'}],
+      'no-restricted-properties': ['error', {object: 'Date', property: 'now', message: 'Use the Clock port.'}, {object: 'performance', property: 'now', message: 'Use the Clock port.'}],
     },
   },
   {files: ['**/*.cjs'], ...tseslint.configs.disableTypeChecked},

@@ -63,7 +63,7 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
   manager.add({name: 'pool cache', start: (cacheSignal) => poolCache.start(cacheSignal)})
   manager.add({
     name: 'heartbeat',
-    start: (runSignal) => heartbeat.run(runSignal, (result) => recordTick(metrics, kind.name, result, systemClock.now())),
+    start: (runSignal) => heartbeat.run(runSignal, (result) => recordTick(metrics, kind.name, result, systemClock.wall())),
   })
   logger.info(
     {endpoint: wiring.runtimeEndpoint, holder: wiring.holderIdentity, interval: options.heartbeatIntervalMs, leaseDuration: options.heartbeatLeaseDurationMs},

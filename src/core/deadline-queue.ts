@@ -74,7 +74,7 @@ export class DeadlineQueue<K = string> {
     }
     if (this.armed !== undefined && this.armed.at <= earliest) return
     this.disarm()
-    const wait = Math.min(Math.max(0, earliest - this.clock.now()), MAX_TIMER_MS)
+    const wait = Math.min(Math.max(0, earliest - this.clock.monotonic()), MAX_TIMER_MS)
     const cancel = this.clock.setTimer(wait, () => this.fire())
     this.armed = {at: earliest, cancel}
   }
@@ -86,7 +86,7 @@ export class DeadlineQueue<K = string> {
 
   private fire(): void {
     this.armed = undefined
-    const now = this.clock.now()
+    const now = this.clock.monotonic()
     const due: K[] = []
     for (;;) {
       const at = this.heap.peekPriority()

@@ -79,7 +79,7 @@ export class HealthTracker {
         renewTime: renewTime?.(),
         readyStatus: ready.status,
         observedGeneration: ready.observedGeneration,
-        lastChange: this.clock.now(),
+        lastChange: this.clock.monotonic(),
       })
       return 'new'
     }
@@ -87,7 +87,7 @@ export class HealthTracker {
     record.readyStatus = ready.status
     record.observedGeneration = ready.observedGeneration
     if (!changed || (ready.status !== 'True' && ready.status !== 'False')) return 'same'
-    record.lastChange = this.clock.now()
+    record.lastChange = this.clock.monotonic()
     return 'progress'
   }
 
@@ -101,7 +101,7 @@ export class HealthTracker {
     if (record === undefined) return 'untracked'
     if (renewTime === undefined || renewTime === record.renewTime) return 'same'
     record.renewTime = renewTime
-    record.lastChange = this.clock.now()
+    record.lastChange = this.clock.monotonic()
     return 'progress'
   }
 
@@ -115,7 +115,7 @@ export class HealthTracker {
 
   /** Every pool's grace period starts now (view whole again, leadership gained). */
   restartAll(): void {
-    const now = this.clock.now()
+    const now = this.clock.monotonic()
     for (const record of this.records.values()) record.lastChange = now
   }
 

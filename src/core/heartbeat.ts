@@ -146,7 +146,7 @@ export class Heartbeat {
    */
   private async probe(signal: AbortSignal): Promise<ProbeResult> {
     const {clock, statusTimeoutMs, kind} = this.options
-    const started = clock.now()
+    const started = clock.monotonic()
     const deadline = new AbortController()
     const onAbort = () => deadline.abort(signal.reason)
     if (signal.aborted) onAbort()
@@ -166,9 +166,9 @@ export class Heartbeat {
       // Promise.race keeps a handler on the loser, so a probe that rejects after the deadline is no
       // unhandled rejection; the async wrapper turns a synchronous throw into a rejection.
       await Promise.race([expired, (async () => this.options.probe.probe(deadline.signal))()])
-      return {ok: true, durationMs: clock.now() - started}
+      return {ok: true, durationMs: clock.monotonic() - started}
     } catch (error) {
-      return {ok: false, error: errorMessage(error) || 'runtime probe failed', durationMs: clock.now() - started}
+      return {ok: false, error: errorMessage(error) || 'runtime probe failed', durationMs: clock.monotonic() - started}
     } finally {
       cancelTimer()
       signal.removeEventListener('abort', onAbort)
@@ -176,9 +176,9 @@ export class Heartbeat {
   }
 
   private async renewLease(signal: AbortSignal): Promise<LeaseResult> {
-    const started = this.options.clock.now()
+    const started = this.options.clock.monotonic()
     const renewal: LeaseRenewal = await this.renewer.renew(signal)
-    const durationMs = this.options.clock.now() - started
+    const durationMs = this.options.clock.monotonic() - started
     switch (renewal.outcome) {
       case 'created':
       case 'renewed':

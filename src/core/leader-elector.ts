@@ -107,7 +107,7 @@ export class LeaderElector {
       cancelDeadline()
       // From the start of the last successful attempt, not its end: the write may have landed (and a
       // standby started counting) anywhere in between. A little stricter than client-go.
-      const ms = this.renewedAt + this.timings.renewDeadlineMs - clock.now()
+      const ms = this.renewedAt + this.timings.renewDeadlineMs - clock.monotonic()
       cancelDeadline = clock.setTimer(ms, () => lose(`no successful renewal within ${this.timings.renewDeadlineMs} ms`))
     }
     const started = !leading.signal.aborted
@@ -141,7 +141,7 @@ export class LeaderElector {
   /** One try to acquire or renew (client-go's tryAcquireOrRenew). Writes only while `allowed` is not aborted. */
   private async attempt(allowed: AbortSignal): Promise<Attempt> {
     const {store, clock, identity, name} = this.options
-    const started = clock.now()
+    const started = clock.monotonic()
     const ours = this.latest
     if (ours !== undefined && ours.spec.holderIdentity === identity) {
       try {
@@ -156,7 +156,7 @@ export class LeaderElector {
     if (current === undefined) return this.wrote(await store.create(guarded(allowed, createdLease(name, this.options.namespace, this.context()))), started)
     this.observe(current)
     const holder = current.spec.holderIdentity
-    if (holder && holder !== identity && clock.now() < this.observedTime + this.timings.leaseDurationMs) {
+    if (holder && holder !== identity && clock.monotonic() < this.observedTime + this.timings.leaseDurationMs) {
       return {heldBy: holder}
     }
     const next = holder === identity ? renewedLease(current, this.context()) : takenOverLease(current, this.context())
@@ -176,7 +176,7 @@ export class LeaderElector {
     const holderIdentity = lease.spec.holderIdentity
     if (ownWrite || key !== this.observedKey) {
       this.observedKey = key
-      this.observedTime = this.options.clock.now()
+      this.observedTime = this.options.clock.monotonic()
     }
     if (holderIdentity && holderIdentity !== this.reported) {
       this.reported = holderIdentity
@@ -191,13 +191,13 @@ export class LeaderElector {
       const base = this.latest ?? (await store.get(name))
       if (base?.spec.holderIdentity !== identity) return
       try {
-        this.latest = await store.update(releasedLease(base, this.options.clock.now()))
+        this.latest = await store.update(releasedLease(base, this.options.clock.wall()))
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error
         // Our own renewal in flight at the stop may have landed first: read once and try again.
         const current = await store.get(name)
         if (current?.spec.holderIdentity !== identity) return
-        this.latest = await store.update(releasedLease(current, this.options.clock.now()))
+        this.latest = await store.update(releasedLease(current, this.options.clock.wall()))
       }
       logger.info({lease: this.describe(), identity}, `released leader lease ${this.describe()}`)
     } catch (error) {
@@ -206,7 +206,7 @@ export class LeaderElector {
   }
 
   private context(): LeaderRecordContext {
-    return {identity: this.options.identity, leaseDurationMs: this.timings.leaseDurationMs, now: this.options.clock.now()}
+    return {identity: this.options.identity, leaseDurationMs: this.timings.leaseDurationMs, now: this.options.clock.wall()}
   }
 
   private describe(): string {

@@ -101,7 +101,7 @@ export class LeaseRenewer {
   }
 
   private now(): string {
-    return formatMicroTime(new Date(this.options.clock.now()))
+    return formatMicroTime(new Date(this.options.clock.wall()))
   }
 
   private newLease(): Lease {

@@ -146,7 +146,7 @@ export class PoolLifecycle {
   /** Deadlines passed (or retries due): the whole batch is counted before any of it is marked. */
   private due(names: string[]): void {
     if (!this.active) return
-    const now = this.options.clock.now()
+    const now = this.options.clock.monotonic()
     const ready: string[] = []
     for (const name of names) {
       const record = this.tracker.get(name)
@@ -202,7 +202,7 @@ export class PoolLifecycle {
     if (result.outcome !== 'written') return
     // Absorbed only while still overdue: after progress or a restart, the record holds newer news.
     if (this.overdue.get(name) === overdue) this.tracker.recordOwnWrite(name, readyOf(result.pool))
-    const report = markReport(name, overdue.deadline, clock.now(), overdue.retries)
+    const report = markReport(name, overdue.deadline, clock.monotonic(), overdue.retries)
     logMark(this.options.logger, this.options.kind, report)
     this.options.events.record(unknownEvent(this.options.kind, result.pool))
     this.options.observer.marked?.(report)
@@ -217,7 +217,7 @@ export class PoolLifecycle {
     this.poolUpserted(pool)
     const record = this.tracker.get(name)
     if (record === undefined || !this.overdue.has(name)) return undefined
-    if (this.options.clock.now() - record.lastChange < this.options.gracePeriodMs) return undefined
+    if (this.options.clock.monotonic() - record.lastChange < this.options.gracePeriodMs) return undefined
     if (readyOf(pool).status === 'Unknown') return undefined
     return unknownReady(this.options.kind, pool)
   }
@@ -228,6 +228,6 @@ export class PoolLifecycle {
     const fields = {kind: this.options.kind.name, pool: name, err: errorMessage(error), retries: overdue.retries, retryInMs: delay}
     this.options.logger.error(fields, 'writing Ready=Unknown failed')
     this.options.observer.writeFailed?.(name, error)
-    if (this.active && this.overdue.get(name) === overdue) this.deadlines.set(name, this.options.clock.now() + delay)
+    if (this.active && this.overdue.get(name) === overdue) this.deadlines.set(name, this.options.clock.monotonic() + delay)
   }
 }

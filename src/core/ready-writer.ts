@@ -47,7 +47,7 @@ export async function writeReady(options: ReadyWriteOptions): Promise<ReadyWrite
     const conditions = pool.status?.conditions
     if (!conditionDiffers(findCondition(conditions, READY_CONDITION), desired)) return {outcome: 'unchanged', pool}
     try {
-      const next = setCondition(conditions, desired, new Date(clock.now()))
+      const next = setCondition(conditions, desired, new Date(clock.wall()))
       const written = await store.writeConditions(name, pool.metadata.resourceVersion ?? '', next)
       return {outcome: 'written', pool: written}
     } catch (error) {

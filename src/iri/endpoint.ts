@@ -40,12 +40,12 @@ export async function discoverRuntimeEndpoint(options: DiscoverOptions): Promise
   const pollMs = options.pollIntervalMs ?? DEFAULT_DISCOVERY_POLL_MS
   const paths = options.socketPaths ?? kind.wellKnownSockets
   const isSocket = options.isSocket ?? isSocketNow
-  const deadline = clock.now() + timeoutMs
+  const deadline = clock.monotonic() + timeoutMs
   for (;;) {
     signal?.throwIfAborted()
     const found = paths.find(isSocket)
     if (found !== undefined) return `unix://${found}`
-    const left = deadline - clock.now()
+    const left = deadline - clock.monotonic()
     if (left <= 0) {
       throw new Error(
         `no ${kind.name} runtime socket appeared within ${formatMs(timeoutMs)} (tried ${paths.join(', ')}); ` +

@@ -51,14 +51,15 @@ export class EventRecorder implements EventSink {
   }
 
   record(event: PoolEvent): void {
-    const now = this.o.clock.now()
+    const now = this.o.clock.monotonic()
     const objectKey = `${event.kind}/${event.name}`
     if (!this.take(objectKey, now)) {
       this.o.logger.debug({object: objectKey, reason: event.reason}, 'event dropped by the rate limit')
       return
     }
     this.prune(now)
-    this.inFlight = this.inFlight.then(() => this.write(event, now)).catch(() => {})
+    const wall = this.o.clock.wall()
+    this.inFlight = this.inFlight.then(() => this.write(event, now, wall)).catch(() => {})
   }
 
   /** Resolves when every event recorded so far has been written (or has failed). */
@@ -85,9 +86,9 @@ export class EventRecorder implements EventSink {
     for (const [key, bucket] of this.buckets) if (bucket.tokens >= BURST && now - bucket.refilledAt > REFILL_MS) this.buckets.delete(key)
   }
 
-  private async write(event: PoolEvent, now: number): Promise<void> {
+  private async write(event: PoolEvent, now: number, wall: number): Promise<void> {
     const key = `${event.kind}/${event.name}/${event.reason}/${event.message}`
-    const time = new Date(now)
+    const time = new Date(wall)
     const previous = this.written.get(key)
     try {
       if (previous !== undefined) {
@@ -99,7 +100,7 @@ export class EventRecorder implements EventSink {
         )
         return
       }
-      const name = `${event.name}.${now.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`
+      const name = `${event.name}.${wall.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`
       const body: CoreV1Event = {
         metadata: {name, namespace: this.namespace},
         involvedObject: {apiVersion: event.apiVersion, kind: event.kind, name: event.name, uid: event.uid},

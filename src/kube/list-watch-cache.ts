@@ -116,7 +116,7 @@ export class ListWatchCache<T extends KubeObject> {
         listReason = undefined
         this.armRelist()
       }
-      const openedAt = this.o.clock.now()
+      const openedAt = this.o.clock.monotonic()
       const end = await runWatch({
         watch: this.o.watch,
         clock: this.o.clock,
@@ -138,7 +138,7 @@ export class ListWatchCache<T extends KubeObject> {
       // cleanly after a while (its watch timeout, routine every minute or so): a backoff there would
       // grow with each routine close and leave the view stale. Everything else waits a backoff, so no
       // failure, nor a server that closes streams at once, can spin.
-      const routineClose = end.kind === 'closed' && this.o.clock.now() - openedAt >= ROUTINE_STREAM_MS
+      const routineClose = end.kind === 'closed' && this.o.clock.monotonic() - openedAt >= ROUTINE_STREAM_MS
       if (end.kind !== 'relist' && !routineClose) await this.pause(signal)
     }
   }

@@ -59,13 +59,13 @@ export async function watchPools(options: PoolWatchOptions, signal: AbortSignal)
       return
     }
     const v1Lease = leases.get(leaseKey(kind, name))
-    const view = poolView(kind, raw, v1Lease && toLease(v1Lease), clock.now())
+    const view = poolView(kind, raw, v1Lease && toLease(v1Lease), clock.wall())
     if (last.get(key) !== rowKey(view)) {
       last.set(key, rowKey(view))
       options.onChange(view)
     }
     if (view.lease === 'valid' && view.expiresAt !== undefined) {
-      const inMs = Date.parse(view.expiresAt) - clock.now() + EXPIRY_MARGIN_MS
+      const inMs = Date.parse(view.expiresAt) - clock.wall() + EXPIRY_MARGIN_MS
       expiryTimers.set(key, clock.setTimer(Math.max(0, inMs), () => recompute({kind, pools, leases}, name)))
     }
   }

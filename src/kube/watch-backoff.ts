@@ -34,7 +34,7 @@ export class WatchBackoff {
 
   /** Records a failure now and returns how long to wait before the next try. */
   next(): number {
-    const now = this.clock.now()
+    const now = this.clock.monotonic()
     if (this.lastFailureAt !== undefined && now - this.lastFailureAt >= this.options.resetAfterMs) this.attempt = 0
     this.lastFailureAt = now
     const {initialMs, maxMs, jitter} = this.options

@@ -1,6 +1,8 @@
 /**
  * A clock whose time moves only when a test says so. Timers fire in deadline order as time is advanced;
  * advance() also lets pending promise callbacks run between timers, so code awaiting sleep() proceeds.
+ * advance() moves both readings; stepWall() moves the wall clock alone, as an NTP step or a VM resume
+ * does, and fires no timer.
  */
 import type {Cancel, Clock} from '../../src/core/clock.ts'
 
@@ -11,16 +13,27 @@ interface Timer {
 }
 
 export class FakeClock implements Clock {
-  private time: number
+  private time = 0
+  private wallOffset: number
   private seq = 0
   private timers: Timer[] = []
 
+  /** start: the wall clock's reading at the beginning (the monotonic reading starts at 0). */
   constructor(start = Date.parse('2026-01-01T00:00:00Z')) {
-    this.time = start
+    this.wallOffset = start
   }
 
-  now(): number {
+  monotonic(): number {
     return this.time
+  }
+
+  wall(): number {
+    return this.time + this.wallOffset
+  }
+
+  /** Steps the wall clock by ms (negative: backwards); monotonic time and timers are untouched. */
+  stepWall(ms: number): void {
+    this.wallOffset += ms
   }
 
   setTimer(ms: number, fn: () => void): Cancel {
@@ -36,7 +49,7 @@ export class FakeClock implements Clock {
     return this.timers.length
   }
 
-  /** The time of the next timer, if any. */
+  /** The monotonic time of the next timer, if any. */
   nextTimerAt(): number | undefined {
     return this.timers.reduce<number | undefined>((min, t) => (min === undefined || t.at < min ? t.at : min), undefined)
   }
@@ -55,6 +68,15 @@ export class FakeClock implements Clock {
     }
     this.time = target
     await flushPromises()
+  }
+
+  /**
+   * Moves time forward by ms in one jump, as a paused process sees it: every due timer fires only
+   * after the jump, at the end time, in deadline order.
+   */
+  async jump(ms: number): Promise<void> {
+    this.time += ms
+    await this.advance(0)
   }
 }
 

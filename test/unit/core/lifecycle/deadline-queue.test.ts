@@ -5,8 +5,8 @@ import {FakeClock} from '../../../support/fake-clock.ts'
 function setup() {
   const clock = new FakeClock()
   const batches: {at: number; keys: string[]}[] = []
-  const queue = new DeadlineQueue(clock, (keys) => batches.push({at: clock.now(), keys: [...keys].sort()}))
-  return {clock, queue, batches, t0: clock.now()}
+  const queue = new DeadlineQueue(clock, (keys) => batches.push({at: clock.monotonic(), keys: [...keys].sort()}))
+  return {clock, queue, batches, t0: clock.monotonic()}
 }
 
 describe('DeadlineQueue', () => {

@@ -4,7 +4,7 @@ import {FakeClock} from '../../../support/fake-clock.ts'
 
 function setup() {
   const clock = new FakeClock()
-  return {clock, tracker: new HealthTracker(clock), t0: clock.now()}
+  return {clock, tracker: new HealthTracker(clock), t0: clock.monotonic()}
 }
 
 describe('HealthTracker', () => {

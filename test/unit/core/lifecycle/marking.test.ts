@@ -6,7 +6,7 @@ import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
 describe('controller lifecycle: marking Unknown', () => {
   it('writes Unknown once: its own write is not progress, and silence after it writes nothing more', async () => {
     const fx = new LifecycleFixture()
-    const t0 = fx.clock.now()
+    const t0 = fx.clock.monotonic()
     fx.putPool('p', {ready: 'True'})
     await fx.advance(GRACE)
     expect(fx.writes).to.equal(1)
@@ -67,7 +67,7 @@ describe('controller lifecycle: marking Unknown', () => {
 
   it('on a conflict re-reads the pool, and does not mark a pool that progressed meanwhile', async () => {
     const fx = new LifecycleFixture()
-    const t0 = fx.clock.now()
+    const t0 = fx.clock.monotonic()
     fx.putPool('p', {ready: 'True'})
     // The poollet's write lands between the controller's read and its write; the watch has not delivered it.
     fx.store.script.beforeCall('writeConditions', 1, () => {
@@ -115,7 +115,7 @@ describe('controller lifecycle: marking Unknown', () => {
 
   it('logs a failed write and retries it with a doubling backoff, never in a tight loop', async () => {
     const fx = new LifecycleFixture()
-    const t0 = fx.clock.now()
+    const t0 = fx.clock.monotonic()
     fx.putPool('p', {ready: 'True'})
     fx.store.script.failNext('writeConditions', () => new Error('etcdserver: request timed out'), 3)
     await fx.advance(GRACE)

@@ -5,7 +5,7 @@ import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
 describe('controller lifecycle: progress', () => {
   it('first sight starts the grace period now', async () => {
     const fx = new LifecycleFixture()
-    const t0 = fx.clock.now()
+    const t0 = fx.clock.monotonic()
     await fx.advance(20_000)
     fx.putPool('p', {ready: 'True'})
     expect(fx.engine.record('p')?.lastChange).to.equal(t0 + 20_000)
@@ -64,7 +64,7 @@ describe('controller lifecycle: progress', () => {
 
   it('marks at exactly the grace period (>=), not a millisecond before', async () => {
     const fx = new LifecycleFixture()
-    const t0 = fx.clock.now()
+    const t0 = fx.clock.monotonic()
     fx.putPool('p', {ready: 'True'})
     await fx.advance(GRACE - 1)
     expect(fx.writes).to.equal(0)
