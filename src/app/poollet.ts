@@ -37,6 +37,8 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
   // A watch on this one pool: a steady-state tick then reads nothing. Trusted only while whole; until
   // then (or if the watch is refused) the heartbeat reads the pool itself, so the Lease never waits on it.
   const poolCache = createPoolCache(kubeConfig, kind, {logger, fieldSelector: `metadata.name=${options.poolName}`})
+  // As the kubelet bounds its heartbeat client: no request may outlast a beat or the Lease.
+  const requestTimeoutMs = Math.min(options.heartbeatIntervalMs, options.heartbeatLeaseDurationMs)
   const events = new EventRecorder({kubeConfig, clock: systemClock, logger, component: POOLLET_COMPONENT})
   const heartbeat = new Heartbeat({
     events,
@@ -45,8 +47,8 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
     poolName: options.poolName,
     holderIdentity: wiring.holderIdentity,
     probe,
-    leases: createLeaseStore(kubeConfig, kind.leaseNamespace),
-    pools: createPoolStatusStore(kubeConfig, kind),
+    leases: createLeaseStore(kubeConfig, kind.leaseNamespace, {requestTimeoutMs}),
+    pools: createPoolStatusStore(kubeConfig, kind, {requestTimeoutMs}),
     clock: systemClock,
     logger,
     intervalMs: options.heartbeatIntervalMs,

@@ -50,7 +50,7 @@ export function setCondition(
     ...(desired.observedGeneration ? {observedGeneration: desired.observedGeneration} : {}),
     lastUpdateTime: stamp,
     lastTransitionTime:
-      current === undefined || current.status !== desired.status || current.lastTransitionTime === undefined
+      current === undefined || current.status !== desired.status || current.lastTransitionTime == null
         ? stamp
         : current.lastTransitionTime,
   }

@@ -35,8 +35,8 @@ const SKEW_TOLERANCE_MS = 2_000
 export function poolView(kind: PoolKind, pool: Pool, lease: Lease | undefined, now: number): PoolView {
   const ready = findCondition(pool.status?.conditions, READY_CONDITION)
   const skew: string[] = []
-  const age = (field: string, time: string | undefined): number | undefined => {
-    if (time === undefined) return undefined
+  const age = (field: string, time: string | null | undefined): number | undefined => {
+    if (time == null) return undefined
     const at = Date.parse(time)
     if (Number.isNaN(at)) {
       skew.push(`${field} ${time} is not a time`)
@@ -59,7 +59,7 @@ export function poolView(kind: PoolKind, pool: Pool, lease: Lease | undefined, n
     ready: ready?.status ?? 'None',
     reason: ready?.reason ?? '',
     message: ready?.message ?? '',
-    lastTransitionTime: ready?.lastTransitionTime,
+    lastTransitionTime: ready?.lastTransitionTime ?? undefined,
     sinceMs,
     holder: lease?.spec.holderIdentity,
     renewTime: lease?.spec.renewTime,

@@ -14,8 +14,9 @@ export interface PoolCondition {
   message: string
   /** Omitted when 0. */
   observedGeneration?: number
-  lastUpdateTime?: string
-  lastTransitionTime?: string
+  /** IronCore's API serves a zero time as null. */
+  lastUpdateTime?: string | null
+  lastTransitionTime?: string | null
 }
 
 export interface Taint {
@@ -69,4 +70,10 @@ export interface Lease {
   namespace: string
   resourceVersion?: string
   spec: LeaseSpec
+  /**
+   * The object as the server returned it, opaque to the core. Carried along (spread) by every change the
+   * core makes, so that the edge writes back everything the holder does not own (labels, annotations,
+   * ownerReferences, finalizers, other spec fields) exactly as the server has it.
+   */
+  raw?: unknown
 }

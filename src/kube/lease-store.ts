@@ -1,55 +1,94 @@
-/** The core's LeaseStore port on client-node: the Leases of one namespace. */
+/**
+ * The core's LeaseStore port on client-node: the Leases of one namespace.
+ *
+ * A Lease carries fields the holder does not own (labels, annotations, ownerReferences, finalizers,
+ * spec.preferredHolder, spec.strategy, whatever comes next). IronCore's heartbeat changes only the spec
+ * fields it owns, and so does this store: each Lease it hands out keeps the object as the server
+ * returned it (Lease.raw, opaque to the core), and an update writes that object back with only the
+ * holder's five spec fields changed, under its resourceVersion as precondition. PUT rather than a merge
+ * patch, because the leader-election Role grants update, not patch.
+ */
 import {CoordinationV1Api, type KubeConfig, type V1Lease} from '@kubernetes/client-node'
-import {type LeaseStore, type Lease, NotFoundError} from '../core/index.ts'
+import {type LeaseStore, type Lease, type LeaseSpec, NotFoundError} from '../core/index.ts'
 import {attempt} from './api-errors.ts'
+import {withDeadline} from './request-deadline.ts'
 
-export function toLease(v1: V1Lease): Lease {
-  const spec = v1.spec ?? {}
-  // MicroTime fields are not deserialised by client-node (no type for them): they arrive as strings.
-  const time = (value: unknown) => (typeof value === 'string' ? value : value instanceof Date ? value.toISOString() : undefined)
+/** The spec fields a holder writes; every other field of a Lease is kept as the server has it. */
+export const HOLDER_FIELDS = ['holderIdentity', 'leaseDurationSeconds', 'acquireTime', 'renewTime', 'leaseTransitions'] as const satisfies readonly (keyof LeaseSpec)[]
+
+/** Bounds each request when the caller sets nothing: well under a default Lease (40 s). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000
+
+export interface LeaseStoreOptions {
+  /** The deadline of each request to the API server. Default {@link DEFAULT_REQUEST_TIMEOUT_MS}. */
+  requestTimeoutMs?: number
+}
+
+/** A Lease as the API serves it (client-node's model, or the raw JSON of a watch event). */
+export type ServedLease = Pick<V1Lease, 'metadata'> & {spec?: object}
+
+const time = (value: unknown) => (typeof value === 'string' ? value : value instanceof Date ? value.toISOString() : undefined)
+const integer = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) ? value : undefined)
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
+
+/** The core's view of a served Lease: its spec fields, each read only when it has the right type. */
+export function toLease(served: ServedLease): Lease {
+  const spec = (served.spec ?? {}) as Record<string, unknown>
   return {
-    name: v1.metadata?.name ?? '',
-    namespace: v1.metadata?.namespace ?? '',
-    resourceVersion: v1.metadata?.resourceVersion,
+    name: served.metadata?.name ?? '',
+    namespace: served.metadata?.namespace ?? '',
+    resourceVersion: served.metadata?.resourceVersion,
     spec: {
-      holderIdentity: spec.holderIdentity,
-      leaseDurationSeconds: spec.leaseDurationSeconds,
+      holderIdentity: text(spec.holderIdentity),
+      leaseDurationSeconds: integer(spec.leaseDurationSeconds),
+      // MicroTime fields are not deserialised by client-node (no type for them): they arrive as strings.
       acquireTime: time(spec.acquireTime),
       renewTime: time(spec.renewTime),
-      leaseTransitions: spec.leaseTransitions,
+      leaseTransitions: integer(spec.leaseTransitions),
     },
+    raw: served,
   }
 }
 
-function toV1Lease(lease: Lease): V1Lease {
-  return {
-    apiVersion: 'coordination.k8s.io/v1',
-    kind: 'Lease',
-    metadata: {name: lease.name, namespace: lease.namespace, ...(lease.resourceVersion ? {resourceVersion: lease.resourceVersion} : {})},
-    // Strings with six fractional digits pass through client-node's serialiser untouched.
-    spec: lease.spec as V1Lease['spec'],
+/** The object to send: the served one (if any) with the holder's fields from lease.spec, nothing else changed. */
+export function toV1Lease(lease: Lease): V1Lease {
+  const served = (lease.raw ?? {}) as V1Lease
+  const metadata: V1Lease['metadata'] = {...served.metadata, name: lease.name, namespace: lease.namespace}
+  if (lease.resourceVersion) metadata.resourceVersion = lease.resourceVersion
+  else delete metadata.resourceVersion
+  const spec: Record<string, unknown> = {...served.spec}
+  // Strings with six fractional digits pass through client-node's serialiser untouched.
+  for (const field of HOLDER_FIELDS) {
+    if (lease.spec[field] === undefined) delete spec[field]
+    else spec[field] = lease.spec[field]
   }
+  return {...served, apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: spec}
 }
 
-export function createLeaseStore(kc: KubeConfig, namespace: string): LeaseStore {
+export function createLeaseStore(kc: KubeConfig, namespace: string, options: LeaseStoreOptions = {}): LeaseStore {
   const api = kc.makeApiClient(CoordinationV1Api)
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
   const resource = (name: string) => `lease ${namespace}/${name}`
   return {
     async get(name) {
       try {
-        return toLease(await attempt({verb: 'get', resource: resource(name)}, () => api.readNamespacedLease({name, namespace})))
+        return toLease(await attempt({verb: 'get', resource: resource(name)}, () => api.readNamespacedLease({name, namespace}, withDeadline(timeoutMs))))
       } catch (error) {
         if (error instanceof NotFoundError) return undefined
         throw error
       }
     },
     async create(lease) {
-      return toLease(await attempt({verb: 'create', resource: resource(lease.name)}, () => api.createNamespacedLease({namespace, body: toV1Lease(lease)})))
+      return toLease(
+        await attempt({verb: 'create', resource: resource(lease.name)}, () =>
+          api.createNamespacedLease({namespace, body: toV1Lease({...lease, resourceVersion: undefined})}, withDeadline(timeoutMs)),
+        ),
+      )
     },
     async update(lease) {
       return toLease(
         await attempt({verb: 'update', resource: resource(lease.name)}, () =>
-          api.replaceNamespacedLease({name: lease.name, namespace, body: toV1Lease(lease)}),
+          api.replaceNamespacedLease({name: lease.name, namespace, body: toV1Lease(lease)}, withDeadline(timeoutMs)),
         ),
       )
     },
