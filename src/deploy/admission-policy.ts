@@ -1,17 +1,24 @@
 /**
  * deploy/policies: the poollets' NodeRestriction. RBAC lets a kind's poollet group write every Lease in
- * the kind's lease namespace and every pool's status (it cannot name the caller's own object); this
- * ValidatingAdmissionPolicy admits such a write only when the object's name is the pool in the
- * caller's username (`<group>:system:<kind>pool:<pool>`).
+ * the kind's lease namespace and every pool's status, and create or patch every Event in `default` (it
+ * cannot name the caller's own object); this ValidatingAdmissionPolicy admits such a write only when the
+ * object is the pool in the caller's username (`<group>:system:<kind>pool:<pool>`): its Lease, its
+ * status, or an Event about it.
  *
- * Three choices worth knowing:
- * - matchConditions select poollet usernames only, so for every other user the policy is not evaluated
- *   at all: it cannot break the API for them, even if a CEL expression erred.
+ * Choices worth knowing:
+ * - matchConditions select poollets, by username prefix *or* by poollet group, so for every other user
+ *   the policy is not evaluated at all: it cannot break the API for them, even if a CEL expression erred.
+ *   A member of a poollet group whose username lacks the prefix (a certificate with the right O and
+ *   another CN, a group mapping) is selected and owns no pool, so it may write none: the Node authorizer
+ *   likewise grants node rights only to users both in `system:nodes` and named `system:node:<name>`.
  * - The name compared is `request.name`, from the URL: on a status subresource `object` is the whole
  *   pool, but on other subresources it is another type (autoscaling Scale), and on DELETE it is null;
  *   `request.name` is the name in every case (absent for a generateName create, which is then refused).
  * - A kind's objects are confined to that kind's poollets, whatever the groups say: a certificate with a
  *   volume pool's CN and the machine group cannot write any machine pool.
+ * - An Event's pool is its involvedObject (kind, API group and name); a patch must leave an Event about
+ *   the caller's pool that was already about it, so another pool's or the controller's Events about
+ *   other pools cannot be rewritten. Only core/v1 Events: RBAC grants poollets nothing in events.k8s.io.
  */
 import {POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../core/index.ts'
 import {metadata, type Manifest} from './manifest.ts'
@@ -37,8 +44,37 @@ export function targetsKind(kind: PoolKind): string {
 
 /** CEL: the caller is this kind's poollet for the pool the request names. */
 export function ownsObject(kind: PoolKind): string {
-  const prefix = kind.poolletUserPrefix
-  return `${USER}.startsWith(${quote(prefix)}) && variables.name == ${USER}.substring(${prefix.length})`
+  return `${isPoollet(kind)} && variables.name == ${ownPool(kind)}`
+}
+
+const isPoollet = (kind: PoolKind): string => `${USER}.startsWith(${quote(kind.poolletUserPrefix)})`
+const ownPool = (kind: PoolKind): string => `${USER}.substring(${kind.poolletUserPrefix.length})`
+
+/** CEL: the request writes a core/v1 Event. */
+const TARGETS_EVENT = "request.resource.group == '' && request.resource.resource == 'events'"
+
+/** CEL: the Event `event` (object or oldObject) is about the caller's own pool of this kind. */
+function eventAboutOwnPool(kind: PoolKind, event: string): string {
+  const ref = `${event}.involvedObject`
+  return [
+    `has(${ref}.kind) && ${ref}.kind == ${quote(kind.kind)}`,
+    `has(${ref}.apiVersion) && ${ref}.apiVersion.startsWith(${quote(`${kind.group}/`)})`,
+    `has(${ref}.name) && ${ref}.name == ${ownPool(kind)}`,
+  ].join(' && ')
+}
+
+/** CEL: the caller is some kind's poollet and the Event is (and on a patch, was) about its own pool. */
+export function ownsEvent(kinds: readonly PoolKind[]): string {
+  const mine = (kind: PoolKind) =>
+    `(${isPoollet(kind)} && ${eventAboutOwnPool(kind, 'object')} && (request.operation != 'UPDATE' || (${eventAboutOwnPool(kind, 'oldObject')})))`
+  return kinds.map(mine).join(' || ')
+}
+
+/** CEL: the caller is selected by the policy — a poollet by username, or a member of a poollet group. */
+function selectsCaller(kinds: readonly PoolKind[]): string {
+  const prefixes = kinds.map(isPoollet).join(' || ')
+  const groups = `[${kinds.map((kind) => quote(kind.poolletGroup)).join(', ')}]`
+  return `${prefixes} || (has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in ${groups}))`
 }
 
 /**
@@ -53,6 +89,11 @@ const VARIABLES = [
     name: 'target',
     expression: "request.resource.resource + (has(request.subResource) ? '/' + request.subResource : '') + ' ' + (has(request.namespace) ? request.namespace + '/' : '') + variables.name",
   },
+  // What an Event is about, for messages: `MachinePool p2`. Evaluated only for Events (variables are lazy).
+  {
+    name: 'involved',
+    expression: "(has(object.involvedObject.kind) ? object.involvedObject.kind : '<no kind>') + ' ' + (has(object.involvedObject.name) ? object.involvedObject.name : '<no name>')",
+  },
 ]
 
 function validation(kind: PoolKind): Manifest {
@@ -60,6 +101,14 @@ function validation(kind: PoolKind): Manifest {
     expression: `!(${targetsKind(kind)}) || (${ownsObject(kind)})`,
     messageExpression: `${USER} + ' may not ' + request.operation + ' ' + variables.target + ': a ${kind.name} poollet may write only the Lease and status of the ${kind.name} pool named in its username (${kind.poolletUserPrefix}<pool>)'`,
     // Forbidden (403), like the RBAC refusals around it, rather than the default Invalid (422).
+    reason: 'Forbidden',
+  }
+}
+
+function eventValidation(kinds: readonly PoolKind[]): Manifest {
+  return {
+    expression: `!(${TARGETS_EVENT}) || ${ownsEvent(kinds)}`,
+    messageExpression: `${USER} + ' may not ' + request.operation + ' ' + variables.target + ' about ' + variables.involved + ': a poollet may record Events only about the pool named in its username'`,
     reason: 'Forbidden',
   }
 }
@@ -84,11 +133,13 @@ export function poolletPolicy(): Manifest {
             operations: OPERATIONS,
             scope: SCOPE,
           })),
+          // Not DELETE: RBAC grants poollets no delete of Events, and a DELETE has no object to judge.
+          {apiGroups: [''], apiVersions: ['*'], resources: ['events'], operations: ['CREATE', 'UPDATE'], scope: SCOPE},
         ],
       },
-      matchConditions: [{name: 'poollet-identity', expression: kinds.map((kind) => `${USER}.startsWith(${quote(kind.poolletUserPrefix)})`).join(' || ')}],
+      matchConditions: [{name: 'poollet-identity', expression: selectsCaller(kinds)}],
       variables: VARIABLES,
-      validations: kinds.map(validation),
+      validations: [...kinds.map(validation), eventValidation(kinds)],
     },
   }
 }

@@ -3,7 +3,7 @@
  * answer is classified. Refusals are told apart by who refused: RBAC ("cannot <verb>") or the poollet
  * admission policy (its name in the message).
  */
-import {ApiException, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, type V1Lease} from '@kubernetes/client-node'
+import {ApiException, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, type CoreV1Event, type V1Lease} from '@kubernetes/client-node'
 import {POOL_KINDS, type PoolKind} from '../../../src/core/pool-kinds.ts'
 import {CONTROLLER_NAMESPACE, LEADER_ELECTION_ID, POOLLET_POLICY} from '../../../src/deploy/names.ts'
 
@@ -81,6 +81,32 @@ const renewLease = (kind: PoolKind, name: string): Column => ({
   run: (c) => c.leases.patchNamespacedLease({name, namespace: kind.leaseNamespace, body: {spec: {renewTime: microNow()}}}, MERGE),
 })
 
+/** An Event about a machine pool, as the poollet's recorder writes it. */
+export function eventBody(pool: string, name?: string): CoreV1Event {
+  return {
+    metadata: name === undefined ? {generateName: `${pool}.`} : {name, namespace: 'default'},
+    involvedObject: {apiVersion: `${machine.group}/${machine.version}`, kind: machine.kind, name: pool},
+    reason: 'Matrix',
+    message: 'access matrix',
+    type: 'Normal',
+  }
+}
+
+/** Events about p1 and p2 that the controller recorded; created by the test before the matrix runs. */
+export const CONTROLLER_EVENTS = {p1: 'p1.controller', p2: 'p2.controller'} as const
+
+const createEvent = (pool: string): Column => ({
+  title: `create Event ${pool}`,
+  object: pool,
+  run: (c) => c.core.createNamespacedEvent({namespace: 'default', body: eventBody(pool)}),
+})
+
+const patchEvent = (pool: keyof typeof CONTROLLER_EVENTS): Column => ({
+  title: `patch Event ${pool}`,
+  object: pool,
+  run: (c) => c.core.patchNamespacedEvent({name: CONTROLLER_EVENTS[pool], namespace: 'default', body: {count: 2}}, MERGE),
+})
+
 const createLease = (kind: PoolKind, name: string): Column => ({
   title: `create Lease ${name}`,
   object: name,
@@ -114,15 +140,10 @@ export const COLUMNS: Column[] = [
       await c.leases.replaceNamespacedLease({name: LEADER_ELECTION_ID, namespace: CONTROLLER_NAMESPACE, body: lease})
     },
   },
-  {
-    title: 'create Event',
-    object: '',
-    run: (c) =>
-      c.core.createNamespacedEvent({
-        namespace: 'default',
-        body: {metadata: {generateName: 'p1.'}, involvedObject: {apiVersion: `${machine.group}/${machine.version}`, kind: machine.kind, name: 'p1'}, reason: 'Matrix', message: 'access matrix', type: 'Normal'},
-      }),
-  },
+  createEvent('p1'),
+  createEvent('p2'),
+  patchEvent('p1'),
+  patchEvent('p2'),
   {title: 'read Secrets', object: '', run: (c) => c.core.listNamespacedSecret({namespace: CONTROLLER_NAMESPACE})},
 ]
 

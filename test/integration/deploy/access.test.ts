@@ -1,9 +1,10 @@
+import {PatchStrategy, setHeaderOptions} from '@kubernetes/client-node'
 import {expect} from 'chai'
 import {ControlPlane} from '../../../src/controlplane/control-plane.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
-import {CONTROLLER_NAME, CONTROLLER_NAMESPACE} from '../../../src/deploy/names.ts'
+import {CONTROLLER_NAME, CONTROLLER_NAMESPACE, poolletClusterRoleName, poolletRoleName} from '../../../src/deploy/names.ts'
 import {DEPLOY_DIR} from '../../support/control-plane.ts'
-import {classify, clientsFor, column, COLUMNS, leaseBody, type Answer, type Outcome} from './access-matrix.ts'
+import {classify, clientsFor, column, COLUMNS, CONTROLLER_EVENTS, eventBody, leaseBody, type Answer, type Outcome} from './access-matrix.ts'
 
 const machine = POOL_KINDS.machine
 const volume = POOL_KINDS.volume
@@ -13,10 +14,13 @@ const volume = POOL_KINDS.volume
  * RBAC = 403 from the authorizer; policy = 403 from the poollet admission policy.
  */
 const EXPECTED: Record<string, Outcome[]> = {
-  'controller SA': ['ok', 'ok', 'ok', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'ok', 'ok', 'RBAC'],
-  'poollet p1 (machine)': ['ok', 'ok', 'policy', 'RBAC', 'RBAC', 'ok', 'ok', 'policy', 'policy', 'RBAC', 'ok', 'RBAC', 'RBAC', 'ok', 'RBAC'],
-  'poollet v1 (volume)': ['RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC'],
-  'user in no group': ['RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC'],
+  //                                      list   p1 st.  p2 st.    v1 st.  del p1  mk L p1  renew p1  mk L p3   renew p2  renew v1  read L  L dflt  leader  Ev p1     Ev p2     patch p1  patch p2  Secrets
+  'controller SA': /*                 */ ['ok', 'ok', 'ok', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'ok', 'ok', 'ok', 'ok', 'ok', 'RBAC'],
+  'poollet p1 (machine)': /*          */ ['ok', 'ok', 'policy', 'RBAC', 'RBAC', 'ok', 'ok', 'policy', 'policy', 'RBAC', 'ok', 'RBAC', 'RBAC', 'ok', 'policy', 'ok', 'policy', 'RBAC'],
+  'poollet v1 (volume)': /*           */ ['RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'policy', 'policy', 'policy', 'policy', 'RBAC'],
+  // In the machine poollet group, but not named `compute.ironcore.dev:system:machinepool:<pool>`: it owns no pool.
+  'group member, no poollet name': /* */ ['ok', 'policy', 'policy', 'RBAC', 'RBAC', 'policy', 'policy', 'policy', 'policy', 'RBAC', 'ok', 'RBAC', 'RBAC', 'policy', 'policy', 'policy', 'policy', 'RBAC'],
+  'user in no group': /*              */ ['RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC'],
 }
 
 function table(rows: Array<[string, string[]]>): string {
@@ -39,13 +43,21 @@ describe('access matrix of deploy/default (real requests on a real API server)',
     const crds = [machine, volume].map((kind) => `crd/${kind.plural}.${kind.group}`)
     await plane.kubectl(['wait', '--for=condition=Established', '--timeout=30s', ...crds])
     const pool = (kind: typeof machine, name: string) => ({apiVersion: `${kind.group}/${kind.version}`, kind: kind.kind, metadata: {name}})
-    await plane.kubectlApply(pool(machine, 'p1'), pool(machine, 'p2'), pool(volume, 'v1'), leaseBody('p2', machine.leaseNamespace), leaseBody('v1', volume.leaseNamespace))
+    await plane.kubectlApply(
+      pool(machine, 'p1'),
+      pool(machine, 'p2'),
+      pool(volume, 'v1'),
+      leaseBody('p2', machine.leaseNamespace),
+      leaseBody('v1', volume.leaseNamespace),
+      ...Object.entries(CONTROLLER_EVENTS).map(([about, name]) => ({apiVersion: 'v1', kind: 'Event', ...eventBody(about, name)})),
+    )
 
     const identities = {
       // After the apply: the ServiceAccount is deploy/controller's.
       'controller SA': await plane.serviceAccountIdentity(CONTROLLER_NAMESPACE, CONTROLLER_NAME),
       'poollet p1 (machine)': await plane.userIdentity(`${machine.poolletUserPrefix}p1`, [machine.poolletGroup]),
       'poollet v1 (volume)': await plane.userIdentity(`${volume.poolletUserPrefix}v1`, [volume.poolletGroup]),
+      'group member, no poollet name': await plane.userIdentity('pool-operator', [machine.poolletGroup]),
       'user in no group': await plane.userIdentity('nobody'),
     }
     for (const [row, identity] of Object.entries(identities)) {
@@ -98,8 +110,25 @@ describe('access matrix of deploy/default (real requests on a real API server)',
     expect(answer.outcome, answer.message).to.equal('policy')
   })
 
-  it('leaves users who are not poollets alone: a member of the machine poollet group with another name is judged by RBAC only', async () => {
-    const operator = await plane.userIdentity('pool-operator', [machine.poolletGroup])
+  it("refuses a poollet that re-points another pool's Event at its own pool, or its own Event at another pool (policy)", async () => {
+    const poollet = clientsFor((await plane.userIdentity(`${machine.poolletUserPrefix}p1`, [machine.poolletGroup])).kubeconfig)
+    const repoint = (name: string, pool: string) =>
+      poollet.core.patchNamespacedEvent({name, namespace: 'default', body: {involvedObject: {name: pool}}}, setHeaderOptions('Content-Type', PatchStrategy.MergePatch))
+    expect((await classify(repoint(CONTROLLER_EVENTS.p2, 'p1'))).outcome, 'p2 → p1').to.equal('policy')
+    expect((await classify(repoint(CONTROLLER_EVENTS.p1, 'p2'))).outcome, 'p1 → p2').to.equal('policy')
+  })
+
+  it('refuses a machine poollet an Event about a volume pool of the same name as its own (policy)', async () => {
+    const poollet = clientsFor((await plane.userIdentity(`${machine.poolletUserPrefix}p1`, [machine.poolletGroup])).kubeconfig)
+    const body = eventBody('p1')
+    body.involvedObject = {apiVersion: `${volume.group}/${volume.version}`, kind: volume.kind, name: 'p1'}
+    expect((await classify(poollet.core.createNamespacedEvent({namespace: 'default', body}))).outcome).to.equal('policy')
+  })
+
+  it('leaves users who are not poollets alone: a user outside every poollet group with a writer role is judged by RBAC only', async () => {
+    const operator = await plane.userIdentity('pool-operator', ['pool-operators'])
+    await plane.kubectl(['create', 'clusterrolebinding', 'pool-operators', `--clusterrole=${poolletClusterRoleName(machine)}`, '--group=pool-operators'])
+    await plane.kubectl(['create', 'rolebinding', 'pool-operators', '-n', machine.leaseNamespace, `--role=${poolletRoleName(machine)}`, '--group=pool-operators'])
     const c = clientsFor(operator.kubeconfig)
     expect((await classify(column('patch p2 status').run(c))).outcome, 'patch p2 status').to.equal('ok')
     expect((await classify(column('renew Lease p2').run(c))).outcome, 'renew Lease p2').to.equal('ok')

@@ -88,10 +88,13 @@ describe('deploy/ manifests', () => {
     for (const a of prefixes) for (const b of prefixes) if (a !== b) expect(b.startsWith(a), `${a} / ${b}`).to.be.false
   })
 
-  it('evaluates the admission policy only for poollet usernames, and names every kind in it', () => {
+  it('evaluates the admission policy only for poollet usernames and poollet-group members, and names every kind in it', () => {
     const [policy] = find('ValidatingAdmissionPolicy', 'ironpool-poollet-own-pool')
     const spec = (policy?.object as unknown as {spec: {matchConditions: Array<{expression: string}>; validations: unknown[]}}).spec
-    for (const name of POOL_KIND_NAMES) expect(spec.matchConditions[0]?.expression).to.include(`startsWith('${POOL_KINDS[name].poolletUserPrefix}')`)
-    expect(spec.validations).to.have.length(POOL_KIND_NAMES.length)
+    for (const name of POOL_KIND_NAMES) {
+      expect(spec.matchConditions[0]?.expression).to.include(`startsWith('${POOL_KINDS[name].poolletUserPrefix}')`).and.to.include(`'${POOL_KINDS[name].poolletGroup}'`)
+    }
+    // One per kind (its Lease and pool), and one for Events.
+    expect(spec.validations).to.have.length(POOL_KIND_NAMES.length + 1)
   })
 })
