@@ -1,7 +1,9 @@
 /**
- * Finds or builds the control plane's binaries: kube-apiserver, kubectl and etcd.
+ * Finds or builds the control plane's binaries: kube-apiserver, kubectl, etcd and kube-controller-manager
+ * (only its CSR signer runs, and only in the tests that need certificates issued).
  *
- * Order: KUBEBUILDER_ASSETS (envtest's convention: a folder holding all three, used as is); else the
+ * Order: KUBEBUILDER_ASSETS (envtest's convention: a folder holding the first three, used as is; envtest
+ * ships no kube-controller-manager, so there it is optional and only its users fail); else the
  * cache, keyed by the pinned versions; else a build with Go from controlplane/go.mod, whose
  * `require k8s.io/kubernetes` line is the one place the Kubernetes version is pinned.
  */
@@ -13,8 +15,10 @@ import {homedir} from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-export const BINARY_NAMES = ['kube-apiserver', 'kubectl', 'etcd'] as const
+export const BINARY_NAMES = ['kube-apiserver', 'kubectl', 'etcd', 'kube-controller-manager'] as const
 export type BinaryName = (typeof BINARY_NAMES)[number]
+/** What KUBEBUILDER_ASSETS must hold: envtest's three. */
+const REQUIRED_IN_ASSETS: readonly BinaryName[] = ['kube-apiserver', 'kubectl', 'etcd']
 export type Binaries = Readonly<Record<BinaryName, string>>
 
 /** The folder of the Go module that pins and builds the control plane. */
@@ -25,6 +29,7 @@ const PACKAGES: Record<BinaryName, string> = {
   'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
   kubectl: 'k8s.io/kubernetes/cmd/kubectl',
   etcd: 'go.etcd.io/etcd/server/v3',
+  'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
 }
 
 export interface PinnedVersions {
@@ -47,15 +52,11 @@ export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 function binariesIn(dir: string): Binaries {
-  return {
-    'kube-apiserver': path.join(dir, 'kube-apiserver'),
-    kubectl: path.join(dir, 'kubectl'),
-    etcd: path.join(dir, 'etcd'),
-  }
+  return Object.fromEntries(BINARY_NAMES.map((name) => [name, path.join(dir, name)])) as Record<BinaryName, string>
 }
 
-function missingIn(binaries: Binaries): string[] {
-  return BINARY_NAMES.filter((name) => !existsSync(binaries[name]))
+function missingIn(binaries: Binaries, names: readonly BinaryName[] = BINARY_NAMES): string[] {
+  return names.filter((name) => !existsSync(binaries[name]))
 }
 
 export interface EnsureOptions {
@@ -71,7 +72,7 @@ export async function ensureBinaries(options: EnsureOptions = {}): Promise<Binar
   const assets = env.KUBEBUILDER_ASSETS
   if (assets) {
     const binaries = binariesIn(assets)
-    const missing = missingIn(binaries)
+    const missing = missingIn(binaries, REQUIRED_IN_ASSETS)
     if (missing.length > 0) {
       throw new Error(`KUBEBUILDER_ASSETS=${assets} lacks ${missing.join(', ')}: it must hold kube-apiserver, kubectl and etcd`)
     }
