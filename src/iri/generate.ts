@@ -27,6 +27,8 @@ const TS_PROTO_OPTIONS = [
   'useExactTypes=false',
   'esModuleInterop=true',
   'importSuffix=.ts',
+  // IRI's int64 fields (quantities, capacities) exceed 2^53 in real pools: bigint reads them without loss.
+  'forceLong=bigint',
 ]
 
 const template = {

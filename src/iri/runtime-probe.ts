@@ -8,7 +8,8 @@ import {deadlineMiddleware} from 'nice-grpc-client-middleware-deadline'
 import type {PoolKind, RuntimeProbe} from '../core/index.ts'
 import {normaliseEndpoint} from './endpoint.ts'
 import {toProbeError} from './probe-error.ts'
-import {methodPath, runtimeServiceFor} from './runtime-service.ts'
+import {methodPath, probeOnly, runtimeServiceFor} from './runtime-service.ts'
+import {wireDeadlineMiddleware} from './wire-deadline.ts'
 
 export interface RuntimeProbeOptions {
   /** Deadline of each probe call in ms. Default 5000, the default `--heartbeat-status-timeout`. */
@@ -40,6 +41,10 @@ export const DEFAULT_CHANNEL_OPTIONS: ChannelOptions = {
 /**
  * A probe of kind's runtime at endpoint (`unix:///path`, or a bare socket path). The channel
  * connects lazily, so creating the client never fails because the runtime is down.
+ *
+ * The probe succeeds when the runtime answers: the poollet uses nothing of the answer, so it is not
+ * decoded, and no payload (an int64 above 2^53, a field IronCore adds or retypes) can turn a healthy
+ * runtime into Ready=False.
  */
 export function createRuntimeProbe(kind: PoolKind, endpoint: string, options: RuntimeProbeOptions = {}): RuntimeClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
@@ -47,7 +52,9 @@ export function createRuntimeProbe(kind: PoolKind, endpoint: string, options: Ru
   const service = runtimeServiceFor(kind)
   const method = methodPath(service, service.methods.probe)
   const channel = createChannel(normaliseEndpoint(endpoint), undefined, {...DEFAULT_CHANNEL_OPTIONS, ...options.channelOptions})
-  const client = createClientFactory().use(deadlineMiddleware).create(service, channel)
+  // The deadline goes on the wire (grpc-timeout) and is enforced here too; the answer is not decoded.
+  // The middleware added last runs first: wireDeadline must see the deadline option before deadline strips it.
+  const client = createClientFactory().use(deadlineMiddleware).use(wireDeadlineMiddleware).create(probeOnly(service), channel)
 
   return {
     method,

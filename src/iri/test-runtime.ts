@@ -23,7 +23,14 @@ export interface TestRuntimeOptions {
   socketPath: string
   /** Default: answer. */
   behaviour?: RuntimeBehaviour
+  /**
+   * What the probe answers. 'ordinary' (default): one plausible class; 'int64-above-2^53': the same with
+   * every int64 field far above 2^53 (up to 2^63 - 1), as real pools report capacities in bytes.
+   */
+  answer?: ProbeAnswer
 }
+
+export type ProbeAnswer = 'ordinary' | 'int64-above-2^53'
 
 export interface CallCounts {
   /** Calls of the kind's probe method received. */
@@ -49,17 +56,31 @@ export interface TestRuntime {
 export const TEST_RUNTIME_NAME = 'ironpool-test-runtime'
 
 /** One plausible class per kind, so a probe's answer is not empty on the wire. */
-const PROBE_ANSWERS: Readonly<Record<PoolKindName, object>> = {
+const ORDINARY: Readonly<Record<PoolKindName, object>> = {
   machine: {
     machineClassStatus: [
-      {machineClass: {name: 'sandbox-small', capabilities: {resources: {cpu: 2, memory: 4 * 2 ** 30}}}, quantity: 8},
+      {machineClass: {name: 'sandbox-small', capabilities: {resources: {cpu: 2n, memory: 4n * 2n ** 30n}}}, quantity: 8n},
     ],
   },
   volume: {
-    volumeClassStatus: [{volumeClass: {name: 'sandbox-fast', capabilities: {tps: 250 * 2 ** 20, iops: 15000}}, quantity: 100 * 2 ** 30}],
+    volumeClassStatus: [{volumeClass: {name: 'sandbox-fast', capabilities: {tps: 250n * 2n ** 20n, iops: 15000n}}, quantity: 100n * 2n ** 30n}],
   },
-  bucket: {bucketClasses: [{name: 'sandbox-standard', capabilities: {tps: 100 * 2 ** 20, iops: 1000}}]},
+  bucket: {bucketClasses: [{name: 'sandbox-standard', capabilities: {tps: 100n * 2n ** 20n, iops: 1000n}}]},
 }
+
+const INT64_MAX = 2n ** 63n - 1n
+const ABOVE_2_53 = 2n ** 53n + 1n
+
+/** Every int64 field above 2^53, where a decoder into JavaScript numbers loses precision or refuses. */
+const HUGE: Readonly<Record<PoolKindName, object>> = {
+  machine: {
+    machineClassStatus: [{machineClass: {name: 'huge', capabilities: {resources: {cpu: ABOVE_2_53, memory: INT64_MAX}}}, quantity: INT64_MAX}],
+  },
+  volume: {volumeClassStatus: [{volumeClass: {name: 'huge', capabilities: {tps: INT64_MAX, iops: ABOVE_2_53}}, quantity: INT64_MAX}]},
+  bucket: {bucketClasses: [{name: 'huge', capabilities: {tps: INT64_MAX, iops: ABOVE_2_53}}]},
+}
+
+const PROBE_ANSWERS: Readonly<Record<ProbeAnswer, Readonly<Record<PoolKindName, object>>>> = {ordinary: ORDINARY, 'int64-above-2^53': HUGE}
 
 export async function startTestRuntime(options: TestRuntimeOptions): Promise<TestRuntime> {
   const {kind, socketPath} = options
@@ -95,7 +116,7 @@ export async function startTestRuntime(options: TestRuntimeOptions): Promise<Tes
     },
     probe: (_request: unknown, context: CallContext) => {
       calls.probe++
-      return respond(PROBE_ANSWERS[kind.name], context)
+      return respond(PROBE_ANSWERS[options.answer ?? 'ordinary'][kind.name], context)
     },
   })
   await rm(socketPath, {force: true})

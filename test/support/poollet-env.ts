@@ -8,7 +8,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import type {ControlPlane, Identity} from '../../src/controlplane/control-plane.ts'
 import type {PoolKind} from '../../src/core/pool-kinds.ts'
-import {startTestRuntime, type TestRuntime} from '../../src/iri/index.ts'
+import {startTestRuntime, type ProbeAnswer, type TestRuntime} from '../../src/iri/index.ts'
 import {CliProcess} from './cli.ts'
 import {DEPLOY_DIR, sharedControlPlane} from './control-plane.ts'
 
@@ -44,9 +44,11 @@ export async function startPoollet(
   extraArgs: readonly string[] = FAST,
   /** Another identity than the pool's own poollet, to provoke refusals. */
   kubeconfig?: string,
+  /** What the test runtime's probe answers; default ordinary. */
+  answer?: ProbeAnswer,
 ): Promise<PoolletFixture> {
   const dir = await mkdtemp(path.join(tmpdir(), 'ironpool-pl-'))
-  const runtime = await startTestRuntime({kind, socketPath: path.join(dir, 'runtime.sock')})
+  const runtime = await startTestRuntime({kind, socketPath: path.join(dir, 'runtime.sock'), answer})
   const identity = kubeconfig === undefined ? await poolletIdentity(plane, kind, pool) : {kubeconfig}
   const poollet = new CliProcess([
     'poollet',

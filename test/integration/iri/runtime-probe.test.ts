@@ -53,6 +53,18 @@ for (const kind of Object.values(POOL_KINDS)) {
       expect(runtime.calls).to.deep.equal({probe: 1, version: 0, cancelled: 0})
     })
 
+    it('resolves when the runtime answers int64 values above 2^53 (up to 2^63 - 1)', async () => {
+      const huge = await startTestRuntime({kind, socketPath: join(dir.dir, 'huge.sock'), answer: 'int64-above-2^53'})
+      const client = createRuntimeProbe(kind, huge.endpoint, {timeoutMs: DEADLINE_MS})
+      try {
+        await within(GUARD_MS, 'probe of a runtime with huge numbers', client.probe(new AbortController().signal))
+        expect(huge.calls.probe).to.equal(1)
+      } finally {
+        client.close()
+        await huge.stop()
+      }
+    })
+
     it('rejects with a ProbeError naming the method, the runtime’s status code and its message', async () => {
       runtime.behave({mode: 'fail', code: Status.RESOURCE_EXHAUSTED, message: 'pool is full'})
       const error = await within(GUARD_MS, 'failing probe', rejectionOf(probe.probe(new AbortController().signal)))

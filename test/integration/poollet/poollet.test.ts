@@ -55,6 +55,16 @@ describe('ironpool poollet (real process, real API server, real runtime)', funct
         expect(condition).to.include({status: 'True', reason: 'HeartbeatReceived', message: kind.readyMessage, observedGeneration: metadata.generation})
       })
 
+      it('keeps Ready True while its runtime answers int64 values above 2^53', async () => {
+        const pool = await newPool()
+        fixture = await startPoollet(plane, kind, pool, undefined, undefined, 'int64-above-2^53')
+        await waitFor('Ready True', async () => (await ready(pool))?.status === 'True')
+        // Several more probes answered with huge numbers, and Ready still True.
+        const probes = fixture.runtime.calls.probe
+        await waitFor('three more probes', () => fixture!.runtime.calls.probe >= probes + 3)
+        expect((await ready(pool))?.status).to.equal('True')
+      })
+
       it('leaves the pool untouched (same resourceVersion) by heartbeats that change nothing', async () => {
         const pool = await newPool()
         fixture = await startPoollet(plane, kind, pool)

@@ -8,7 +8,7 @@ import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import * as bucket from '../../../src/iri/gen/bucket/v1alpha1/api.ts'
 import * as machine from '../../../src/iri/gen/machine/v1alpha1/api.ts'
 import * as volume from '../../../src/iri/gen/volume/v1alpha1/api.ts'
-import {methodPath, runtimeServiceFor} from '../../../src/iri/runtime-service.ts'
+import {methodPath, probeOnly, runtimeServiceFor} from '../../../src/iri/runtime-service.ts'
 
 function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('hex')
@@ -95,6 +95,29 @@ describe('IRI wire format', () => {
       const expected = wire.replaceAll('|', '')
       expect(hex(fns.encode(fns.fromPartial(value)).finish())).to.equal(expected.replaceAll(' ', ''))
       expect(fns.decode(bytes(expected))).to.deep.equal(fns.fromPartial(value))
+    })
+  }
+})
+
+describe('IRI answers with 64-bit values', () => {
+  const INT64_MAX = 2n ** 63n - 1n
+
+  it('the generated codecs read an int64 above 2^53 without loss (a JavaScript number could not hold it)', () => {
+    const value = machine.StatusResponse.fromPartial({machineClassStatus: [{machineClass: {name: 'a', capabilities: {resources: {memory: INT64_MAX}}}, quantity: 2n ** 53n + 1n}]})
+    const decoded = machine.StatusResponse.decode(machine.StatusResponse.encode(value).finish())
+    expect(decoded.machineClassStatus[0]?.quantity).to.equal(2n ** 53n + 1n)
+    expect(decoded.machineClassStatus[0]?.machineClass?.capabilities?.resources.memory).to.equal(INT64_MAX)
+    const volumeAnswer = volume.StatusResponse.decode(volume.StatusResponse.encode(volume.StatusResponse.fromPartial({volumeClassStatus: [{quantity: INT64_MAX}]})).finish())
+    expect(volumeAnswer.volumeClassStatus[0]?.quantity).to.equal(INT64_MAX)
+  })
+
+  for (const kind of Object.values(POOL_KINDS)) {
+    it(`${kind.name}: the probe does not decode the answer, so no payload can fail it`, () => {
+      const probe = probeOnly(runtimeServiceFor(kind)).methods.probe
+      // Field 1 announces 5 bytes and brings one: a full decode of any probe answer throws on this.
+      const garbage = bytes('0a 05 01')
+      expect(() => runtimeServiceFor(kind).methods.probe.responseType.decode(garbage)).to.throw()
+      expect(probe.responseType.decode(garbage)).to.deep.equal({})
     })
   }
 })

@@ -41,8 +41,8 @@ export interface BucketClass {
 }
 
 export interface BucketClassCapabilities {
-  tps: number;
-  iops: number;
+  tps: bigint;
+  iops: bigint;
 }
 
 function createBaseVersionRequest(): VersionRequest {
@@ -418,15 +418,21 @@ export const BucketClass: MessageFns<BucketClass> = {
 };
 
 function createBaseBucketClassCapabilities(): BucketClassCapabilities {
-  return { tps: 0, iops: 0 };
+  return { tps: 0n, iops: 0n };
 }
 
 export const BucketClassCapabilities: MessageFns<BucketClassCapabilities> = {
   encode(message: BucketClassCapabilities, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.tps !== 0) {
+    if (message.tps !== 0n) {
+      if (BigInt.asIntN(64, message.tps) !== message.tps) {
+        throw new globalThis.Error("value provided for field message.tps of type int64 too large");
+      }
       writer.uint32(8).int64(message.tps);
     }
-    if (message.iops !== 0) {
+    if (message.iops !== 0n) {
+      if (BigInt.asIntN(64, message.iops) !== message.iops) {
+        throw new globalThis.Error("value provided for field message.iops of type int64 too large");
+      }
       writer.uint32(16).int64(message.iops);
     }
     return writer;
@@ -450,7 +456,7 @@ export const BucketClassCapabilities: MessageFns<BucketClassCapabilities> = {
               break;
             }
 
-            message.tps = longToNumber(reader.int64());
+            message.tps = reader.int64() as bigint;
             continue;
           }
           case 2: {
@@ -458,7 +464,7 @@ export const BucketClassCapabilities: MessageFns<BucketClassCapabilities> = {
               break;
             }
 
-            message.iops = longToNumber(reader.int64());
+            message.iops = reader.int64() as bigint;
             continue;
           }
         }
@@ -474,19 +480,16 @@ export const BucketClassCapabilities: MessageFns<BucketClassCapabilities> = {
   },
 
   fromJSON(object: any): BucketClassCapabilities {
-    return {
-      tps: isSet(object.tps) ? globalThis.Number(object.tps) : 0,
-      iops: isSet(object.iops) ? globalThis.Number(object.iops) : 0,
-    };
+    return { tps: isSet(object.tps) ? BigInt(object.tps) : 0n, iops: isSet(object.iops) ? BigInt(object.iops) : 0n };
   },
 
   toJSON(message: BucketClassCapabilities): unknown {
     const obj: any = {};
-    if (message.tps !== 0) {
-      obj.tps = Math.round(message.tps);
+    if (message.tps !== 0n) {
+      obj.tps = message.tps.toString();
     }
-    if (message.iops !== 0) {
-      obj.iops = Math.round(message.iops);
+    if (message.iops !== 0n) {
+      obj.iops = message.iops.toString();
     }
     return obj;
   },
@@ -496,8 +499,8 @@ export const BucketClassCapabilities: MessageFns<BucketClassCapabilities> = {
   },
   fromPartial(object: DeepPartial<BucketClassCapabilities>): BucketClassCapabilities {
     const message = createBaseBucketClassCapabilities();
-    message.tps = object.tps ?? 0;
-    message.iops = object.iops ?? 0;
+    message.tps = (object.tps !== undefined && object.tps !== null) ? BigInt(object.tps) : 0n;
+    message.iops = (object.iops !== undefined && object.iops !== null) ? BigInt(object.iops) : 0n;
     return message;
   },
 };
@@ -542,24 +545,13 @@ export interface BucketRuntimeClient<CallOptionsExt = {}> {
   ): Promise<ListBucketClassesResponse>;
 }
 
-type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
-export type DeepPartial<T> = T extends Builtin ? T
-  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+export type DeepPartial<T> = T extends bigint ? string | number | bigint
+  : T extends Builtin ? T : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
   : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
-
-function longToNumber(int64: { toString(): string }): number {
-  const num = globalThis.Number(int64.toString());
-  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
-  }
-  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
-  }
-  return num;
-}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

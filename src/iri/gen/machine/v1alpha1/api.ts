@@ -36,7 +36,7 @@ export interface StatusResponse {
 
 export interface MachineClassStatus {
   machineClass: MachineClass | undefined;
-  quantity: number;
+  quantity: bigint;
 }
 
 export interface MachineClass {
@@ -45,12 +45,12 @@ export interface MachineClass {
 }
 
 export interface MachineClassCapabilities {
-  resources: { [key: string]: number };
+  resources: { [key: string]: bigint };
 }
 
 export interface MachineClassCapabilities_ResourcesEntry {
   key: string;
-  value: number;
+  value: bigint;
 }
 
 function createBaseVersionRequest(): VersionRequest {
@@ -339,7 +339,7 @@ export const StatusResponse: MessageFns<StatusResponse> = {
 };
 
 function createBaseMachineClassStatus(): MachineClassStatus {
-  return { machineClass: undefined, quantity: 0 };
+  return { machineClass: undefined, quantity: 0n };
 }
 
 export const MachineClassStatus: MessageFns<MachineClassStatus> = {
@@ -347,7 +347,10 @@ export const MachineClassStatus: MessageFns<MachineClassStatus> = {
     if (message.machineClass !== undefined) {
       MachineClass.encode(message.machineClass, writer.uint32(10).fork()).join();
     }
-    if (message.quantity !== 0) {
+    if (message.quantity !== 0n) {
+      if (BigInt.asIntN(64, message.quantity) !== message.quantity) {
+        throw new globalThis.Error("value provided for field message.quantity of type int64 too large");
+      }
       writer.uint32(16).int64(message.quantity);
     }
     return writer;
@@ -379,7 +382,7 @@ export const MachineClassStatus: MessageFns<MachineClassStatus> = {
               break;
             }
 
-            message.quantity = longToNumber(reader.int64());
+            message.quantity = reader.int64() as bigint;
             continue;
           }
         }
@@ -401,7 +404,7 @@ export const MachineClassStatus: MessageFns<MachineClassStatus> = {
         : isSet(object.machine_class)
         ? MachineClass.fromJSON(object.machine_class)
         : undefined,
-      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : 0,
+      quantity: isSet(object.quantity) ? BigInt(object.quantity) : 0n,
     };
   },
 
@@ -410,8 +413,8 @@ export const MachineClassStatus: MessageFns<MachineClassStatus> = {
     if (message.machineClass !== undefined) {
       obj.machineClass = MachineClass.toJSON(message.machineClass);
     }
-    if (message.quantity !== 0) {
-      obj.quantity = Math.round(message.quantity);
+    if (message.quantity !== 0n) {
+      obj.quantity = message.quantity.toString();
     }
     return obj;
   },
@@ -424,7 +427,7 @@ export const MachineClassStatus: MessageFns<MachineClassStatus> = {
     message.machineClass = (object.machineClass !== undefined && object.machineClass !== null)
       ? MachineClass.fromPartial(object.machineClass)
       : undefined;
-    message.quantity = object.quantity ?? 0;
+    message.quantity = (object.quantity !== undefined && object.quantity !== null) ? BigInt(object.quantity) : 0n;
     return message;
   },
 };
@@ -522,7 +525,7 @@ function createBaseMachineClassCapabilities(): MachineClassCapabilities {
 
 export const MachineClassCapabilities: MessageFns<MachineClassCapabilities> = {
   encode(message: MachineClassCapabilities, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    globalThis.Object.entries(message.resources).forEach(([key, value]: [string, number]) => {
+    globalThis.Object.entries(message.resources).forEach(([key, value]: [string, bigint]) => {
       MachineClassCapabilities_ResourcesEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
     });
     return writer;
@@ -568,9 +571,9 @@ export const MachineClassCapabilities: MessageFns<MachineClassCapabilities> = {
     return {
       resources: isObject(object.resources)
         ? (globalThis.Object.entries(object.resources) as [string, any][]).reduce(
-          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+          (acc: { [key: string]: bigint }, [key, value]: [string, any]) => {
             globalThis.Object.defineProperty(acc, key, {
-              value: globalThis.Number(value),
+              value: BigInt(value as string | number | bigint | boolean),
               enumerable: true,
               configurable: true,
               writable: true,
@@ -586,11 +589,11 @@ export const MachineClassCapabilities: MessageFns<MachineClassCapabilities> = {
   toJSON(message: MachineClassCapabilities): unknown {
     const obj: any = {};
     if (message.resources) {
-      const entries = globalThis.Object.entries(message.resources) as [string, number][];
+      const entries = globalThis.Object.entries(message.resources) as [string, bigint][];
       if (entries.length > 0) {
         obj.resources = {};
         entries.forEach(([k, v]) => {
-          obj.resources[k] = Math.round(v);
+          obj.resources[k] = v.toString();
         });
       }
     }
@@ -602,10 +605,10 @@ export const MachineClassCapabilities: MessageFns<MachineClassCapabilities> = {
   },
   fromPartial(object: DeepPartial<MachineClassCapabilities>): MachineClassCapabilities {
     const message = createBaseMachineClassCapabilities();
-    message.resources = (globalThis.Object.entries(object.resources ?? {}) as [string, number][]).reduce(
-      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+    message.resources = (globalThis.Object.entries(object.resources ?? {}) as [string, bigint][]).reduce(
+      (acc: { [key: string]: bigint }, [key, value]: [string, bigint]) => {
         if (value !== undefined) {
-          acc[key] = globalThis.Number(value);
+          acc[key] = BigInt(value as string | number | bigint | boolean);
         }
         return acc;
       },
@@ -616,7 +619,7 @@ export const MachineClassCapabilities: MessageFns<MachineClassCapabilities> = {
 };
 
 function createBaseMachineClassCapabilities_ResourcesEntry(): MachineClassCapabilities_ResourcesEntry {
-  return { key: "", value: 0 };
+  return { key: "", value: 0n };
 }
 
 export const MachineClassCapabilities_ResourcesEntry: MessageFns<MachineClassCapabilities_ResourcesEntry> = {
@@ -624,7 +627,10 @@ export const MachineClassCapabilities_ResourcesEntry: MessageFns<MachineClassCap
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
-    if (message.value !== 0) {
+    if (message.value !== 0n) {
+      if (BigInt.asIntN(64, message.value) !== message.value) {
+        throw new globalThis.Error("value provided for field message.value of type int64 too large");
+      }
       writer.uint32(16).int64(message.value);
     }
     return writer;
@@ -656,7 +662,7 @@ export const MachineClassCapabilities_ResourcesEntry: MessageFns<MachineClassCap
               break;
             }
 
-            message.value = longToNumber(reader.int64());
+            message.value = reader.int64() as bigint;
             continue;
           }
         }
@@ -674,7 +680,7 @@ export const MachineClassCapabilities_ResourcesEntry: MessageFns<MachineClassCap
   fromJSON(object: any): MachineClassCapabilities_ResourcesEntry {
     return {
       key: isSet(object.key) ? globalThis.String(object.key) : "",
-      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+      value: isSet(object.value) ? BigInt(object.value) : 0n,
     };
   },
 
@@ -683,8 +689,8 @@ export const MachineClassCapabilities_ResourcesEntry: MessageFns<MachineClassCap
     if (message.key !== "") {
       obj.key = message.key;
     }
-    if (message.value !== 0) {
-      obj.value = Math.round(message.value);
+    if (message.value !== 0n) {
+      obj.value = message.value.toString();
     }
     return obj;
   },
@@ -695,7 +701,7 @@ export const MachineClassCapabilities_ResourcesEntry: MessageFns<MachineClassCap
   fromPartial(object: DeepPartial<MachineClassCapabilities_ResourcesEntry>): MachineClassCapabilities_ResourcesEntry {
     const message = createBaseMachineClassCapabilities_ResourcesEntry();
     message.key = object.key ?? "";
-    message.value = object.value ?? 0;
+    message.value = (object.value !== undefined && object.value !== null) ? BigInt(object.value) : 0n;
     return message;
   },
 };
@@ -734,24 +740,13 @@ export interface MachineRuntimeClient<CallOptionsExt = {}> {
   status(request: DeepPartial<StatusRequest>, options?: CallOptions & CallOptionsExt): Promise<StatusResponse>;
 }
 
-type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
-export type DeepPartial<T> = T extends Builtin ? T
-  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+export type DeepPartial<T> = T extends bigint ? string | number | bigint
+  : T extends Builtin ? T : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
   : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
-
-function longToNumber(int64: { toString(): string }): number {
-  const num = globalThis.Number(int64.toString());
-  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
-  }
-  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
-  }
-  return num;
-}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

@@ -36,7 +36,7 @@ export interface StatusResponse {
 
 export interface VolumeClassStatus {
   volumeClass: VolumeClass | undefined;
-  quantity: number;
+  quantity: bigint;
 }
 
 export interface VolumeClass {
@@ -45,8 +45,8 @@ export interface VolumeClass {
 }
 
 export interface VolumeClassCapabilities {
-  tps: number;
-  iops: number;
+  tps: bigint;
+  iops: bigint;
 }
 
 function createBaseVersionRequest(): VersionRequest {
@@ -335,7 +335,7 @@ export const StatusResponse: MessageFns<StatusResponse> = {
 };
 
 function createBaseVolumeClassStatus(): VolumeClassStatus {
-  return { volumeClass: undefined, quantity: 0 };
+  return { volumeClass: undefined, quantity: 0n };
 }
 
 export const VolumeClassStatus: MessageFns<VolumeClassStatus> = {
@@ -343,7 +343,10 @@ export const VolumeClassStatus: MessageFns<VolumeClassStatus> = {
     if (message.volumeClass !== undefined) {
       VolumeClass.encode(message.volumeClass, writer.uint32(10).fork()).join();
     }
-    if (message.quantity !== 0) {
+    if (message.quantity !== 0n) {
+      if (BigInt.asIntN(64, message.quantity) !== message.quantity) {
+        throw new globalThis.Error("value provided for field message.quantity of type int64 too large");
+      }
       writer.uint32(16).int64(message.quantity);
     }
     return writer;
@@ -375,7 +378,7 @@ export const VolumeClassStatus: MessageFns<VolumeClassStatus> = {
               break;
             }
 
-            message.quantity = longToNumber(reader.int64());
+            message.quantity = reader.int64() as bigint;
             continue;
           }
         }
@@ -397,7 +400,7 @@ export const VolumeClassStatus: MessageFns<VolumeClassStatus> = {
         : isSet(object.volume_class)
         ? VolumeClass.fromJSON(object.volume_class)
         : undefined,
-      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : 0,
+      quantity: isSet(object.quantity) ? BigInt(object.quantity) : 0n,
     };
   },
 
@@ -406,8 +409,8 @@ export const VolumeClassStatus: MessageFns<VolumeClassStatus> = {
     if (message.volumeClass !== undefined) {
       obj.volumeClass = VolumeClass.toJSON(message.volumeClass);
     }
-    if (message.quantity !== 0) {
-      obj.quantity = Math.round(message.quantity);
+    if (message.quantity !== 0n) {
+      obj.quantity = message.quantity.toString();
     }
     return obj;
   },
@@ -420,7 +423,7 @@ export const VolumeClassStatus: MessageFns<VolumeClassStatus> = {
     message.volumeClass = (object.volumeClass !== undefined && object.volumeClass !== null)
       ? VolumeClass.fromPartial(object.volumeClass)
       : undefined;
-    message.quantity = object.quantity ?? 0;
+    message.quantity = (object.quantity !== undefined && object.quantity !== null) ? BigInt(object.quantity) : 0n;
     return message;
   },
 };
@@ -513,15 +516,21 @@ export const VolumeClass: MessageFns<VolumeClass> = {
 };
 
 function createBaseVolumeClassCapabilities(): VolumeClassCapabilities {
-  return { tps: 0, iops: 0 };
+  return { tps: 0n, iops: 0n };
 }
 
 export const VolumeClassCapabilities: MessageFns<VolumeClassCapabilities> = {
   encode(message: VolumeClassCapabilities, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.tps !== 0) {
+    if (message.tps !== 0n) {
+      if (BigInt.asIntN(64, message.tps) !== message.tps) {
+        throw new globalThis.Error("value provided for field message.tps of type int64 too large");
+      }
       writer.uint32(8).int64(message.tps);
     }
-    if (message.iops !== 0) {
+    if (message.iops !== 0n) {
+      if (BigInt.asIntN(64, message.iops) !== message.iops) {
+        throw new globalThis.Error("value provided for field message.iops of type int64 too large");
+      }
       writer.uint32(16).int64(message.iops);
     }
     return writer;
@@ -545,7 +554,7 @@ export const VolumeClassCapabilities: MessageFns<VolumeClassCapabilities> = {
               break;
             }
 
-            message.tps = longToNumber(reader.int64());
+            message.tps = reader.int64() as bigint;
             continue;
           }
           case 2: {
@@ -553,7 +562,7 @@ export const VolumeClassCapabilities: MessageFns<VolumeClassCapabilities> = {
               break;
             }
 
-            message.iops = longToNumber(reader.int64());
+            message.iops = reader.int64() as bigint;
             continue;
           }
         }
@@ -569,19 +578,16 @@ export const VolumeClassCapabilities: MessageFns<VolumeClassCapabilities> = {
   },
 
   fromJSON(object: any): VolumeClassCapabilities {
-    return {
-      tps: isSet(object.tps) ? globalThis.Number(object.tps) : 0,
-      iops: isSet(object.iops) ? globalThis.Number(object.iops) : 0,
-    };
+    return { tps: isSet(object.tps) ? BigInt(object.tps) : 0n, iops: isSet(object.iops) ? BigInt(object.iops) : 0n };
   },
 
   toJSON(message: VolumeClassCapabilities): unknown {
     const obj: any = {};
-    if (message.tps !== 0) {
-      obj.tps = Math.round(message.tps);
+    if (message.tps !== 0n) {
+      obj.tps = message.tps.toString();
     }
-    if (message.iops !== 0) {
-      obj.iops = Math.round(message.iops);
+    if (message.iops !== 0n) {
+      obj.iops = message.iops.toString();
     }
     return obj;
   },
@@ -591,8 +597,8 @@ export const VolumeClassCapabilities: MessageFns<VolumeClassCapabilities> = {
   },
   fromPartial(object: DeepPartial<VolumeClassCapabilities>): VolumeClassCapabilities {
     const message = createBaseVolumeClassCapabilities();
-    message.tps = object.tps ?? 0;
-    message.iops = object.iops ?? 0;
+    message.tps = (object.tps !== undefined && object.tps !== null) ? BigInt(object.tps) : 0n;
+    message.iops = (object.iops !== undefined && object.iops !== null) ? BigInt(object.iops) : 0n;
     return message;
   },
 };
@@ -631,24 +637,13 @@ export interface VolumeRuntimeClient<CallOptionsExt = {}> {
   status(request: DeepPartial<StatusRequest>, options?: CallOptions & CallOptionsExt): Promise<StatusResponse>;
 }
 
-type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
-export type DeepPartial<T> = T extends Builtin ? T
-  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+export type DeepPartial<T> = T extends bigint ? string | number | bigint
+  : T extends Builtin ? T : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
   : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
-
-function longToNumber(int64: { toString(): string }): number {
-  const num = globalThis.Number(int64.toString());
-  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
-  }
-  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
-    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
-  }
-  return num;
-}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
