@@ -40,24 +40,75 @@ describe('KeyedMinHeap', () => {
     expect(drain(heap)).to.deep.equal(['k1', 'k2', 'k3', 'k4', 'k6', 'k7', 'k8'])
   })
 
-  it('keeps the heap order under a long mix of sets and deletes', () => {
+  it('keeps the heap order under a long mix of sets, deletes and pops, checked after every step', () => {
     const heap = new KeyedMinHeap<number>()
     const model = new Map<number, number>()
-    let seed = 7
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31)
-    for (let i = 0; i < 5000; i++) {
-      const key = next() % 200
-      if (next() % 3 === 0) {
+    const random = mulberry32(0x9e3779b9)
+    const below = (n: number) => Math.floor(random() * n)
+    const counts = {set: 0, delete: 0, pop: 0}
+    for (let step = 0; step < 20_000; step++) {
+      const op = below(10)
+      if (op < 5) {
+        // Few distinct priorities, so that ties and moves both up and down are common.
+        const key = below(300)
+        const priority = below(500)
+        heap.set(key, priority)
+        model.set(key, priority)
+        counts.set++
+      } else if (op < 8) {
+        const key = below(300)
         expect(heap.delete(key)).to.equal(model.delete(key))
+        counts.delete++
       } else {
-        const p = next() % 1000
-        heap.set(key, p)
-        model.set(key, p)
+        const key = heap.pop()
+        if (model.size === 0) expect(key).to.equal(undefined)
+        else {
+          expect(model.get(key as number), `popped ${key} at step ${step}`).to.equal(Math.min(...model.values()))
+          model.delete(key as number)
+        }
+        counts.pop++
       }
+      expectHeapInvariant(heap, model, step)
     }
-    expect(heap.size).to.equal(model.size)
+    // The generator reaches every operation often, with the heap both full and nearly empty.
+    expect(Math.min(counts.set, counts.delete, counts.pop)).to.be.above(3_000)
     const popped: number[] = []
     for (let key = heap.pop(); key !== undefined; key = heap.pop()) popped.push(model.get(key) as number)
     expect(popped).to.deep.equal([...model.values()].sort((a, b) => a - b))
   })
 })
+
+/** mulberry32: a small, seeded 32-bit PRNG with a full period, uniform in [0, 1). */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
+  }
+}
+
+/**
+ * The heap's structure, read through its private fields (TypeScript's bracket access): every parent's
+ * priority at most its children's, the slot index pointing at each key's slot, and the same keys and
+ * priorities as the model. Plain loops and one expect: thousands of chai calls per step are too slow.
+ */
+function expectHeapInvariant(heap: KeyedMinHeap<number>, model: Map<number, number>, step: number): void {
+  expect(heapViolation(heap['keys'], heap['priorities'], heap['slots'], model), `after step ${step}`).to.equal(undefined)
+}
+
+function heapViolation(keys: number[], priorities: number[], slots: Map<number, number>, model: Map<number, number>): string | undefined {
+  if (keys.length !== model.size || priorities.length !== model.size || slots.size !== model.size) {
+    return `sizes: ${keys.length} keys, ${priorities.length} priorities, ${slots.size} slots, ${model.size} in the model`
+  }
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as number
+    if (slots.get(key) !== i) return `key ${key} is in slot ${i} but indexed at ${slots.get(key)}`
+    if (priorities[i] !== model.get(key)) return `key ${key} has priority ${priorities[i]}, the model ${model.get(key)}`
+    const parent = (i - 1) >> 1
+    if (i > 0 && (priorities[parent] as number) > (priorities[i] as number)) return `slot ${i} (${priorities[i]}) is below its parent ${parent} (${priorities[parent]})`
+  }
+  return undefined
+}
