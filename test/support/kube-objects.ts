@@ -37,8 +37,13 @@ export class KubeObjects {
   }
 
   async setConditions(kind: PoolKind, name: string, conditions: PoolCondition[]): Promise<Pool> {
+    return this.patchStatus(kind, name, {conditions})
+  }
+
+  /** Merge-patches the pool's status (a list such as conditions is replaced whole). */
+  async patchStatus(kind: PoolKind, name: string, status: object): Promise<Pool> {
     return (await this.custom.patchClusterCustomObjectStatus(
-      {...this.base(kind), name, body: {status: {conditions}}},
+      {...this.base(kind), name, body: {status}},
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     )) as Pool
   }
