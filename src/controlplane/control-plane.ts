@@ -166,6 +166,27 @@ export class ControlPlane {
     await this.apiServer.stop(signal)
   }
 
+  /**
+   * Freezes kube-apiserver (SIGSTOP to its process group): its sockets stay open and connected clients
+   * see no error, only silence, until resumeApiServer(). For fault tests; stop() resumes it first.
+   */
+  pauseApiServer(): void {
+    this.apiServer.pause()
+  }
+
+  resumeApiServer(): void {
+    this.apiServer.resume()
+  }
+
+  /** Freezes etcd (SIGSTOP): kube-apiserver stays up and accepts requests but its storage does not answer. */
+  pauseEtcd(): void {
+    this.etcd.pause()
+  }
+
+  resumeEtcd(): void {
+    this.etcd.resume()
+  }
+
   get apiServerRunning(): boolean {
     return this.apiServer.running
   }
@@ -252,6 +273,7 @@ export class ControlPlane {
   private killNow(): void {
     for (const pid of this.pids) {
       try {
+        // SIGKILL ends a paused (stopped) group too: no SIGCONT needed here, nor in the reaper.
         process.kill(-pid, 'SIGKILL')
       } catch {
         // Already gone.

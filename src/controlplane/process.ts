@@ -48,11 +48,25 @@ export class ManagedProcess {
     child.unref()
   }
 
-  /** SIGTERM, then SIGKILL after a grace period (or at once with signal 'SIGKILL'); resolves when it has exited. */
+  /** Freezes the whole group (SIGSTOP): it holds its sockets open but answers nothing until resume(). */
+  pause(): void {
+    if (this.child !== undefined && this.running) killGroup(this.child, 'SIGSTOP')
+  }
+
+  /** Lets a paused group run again (SIGCONT). */
+  resume(): void {
+    if (this.child !== undefined && this.running) killGroup(this.child, 'SIGCONT')
+  }
+
+  /**
+   * SIGTERM, then SIGKILL after a grace period (or at once with signal 'SIGKILL'); resolves when it has
+   * exited. A paused group gets SIGCONT right after the signal, else SIGTERM would wait for a resume.
+   */
   async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
     const child = this.child
     if (child === undefined || !this.running) return
     killGroup(child, signal)
+    killGroup(child, 'SIGCONT')
     const timer = setTimeout(() => killGroup(child, 'SIGKILL'), signal === 'SIGKILL' ? 0 : STOP_GRACE_MS)
     await this.exited
     clearTimeout(timer)

@@ -78,9 +78,12 @@ export class CliProcess {
     )
   }
 
-  /** Sends a signal and resolves with how the process ended. */
+  /** Sends a signal (and SIGCONT, should a test have frozen it) and resolves with how the process ended. */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<{code: number | null; signal: NodeJS.Signals | null}> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal)
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill(signal)
+      this.child.kill('SIGCONT')
+    }
     return this.exited
   }
 }
