@@ -1,0 +1,344 @@
+/**
+ * A loopback TCP proxy for fault tests: put it between a client and the kube-apiserver and make the link
+ * fail the way networks do, without closing anything.
+ *
+ * - stall(): every connection, open or new, stops forwarding in both directions. The sockets are paused,
+ *   so bytes wait in the kernel's buffers and TCP's flow control holds the sender; nothing is closed or
+ *   reset. heal() lets them flow again, in order, with nothing lost.
+ * - holdNewConnections(): connections opened from now on are accepted but held (not forwarded) until
+ *   heal(); established ones keep flowing.
+ * - blackhole(): bytes are read and discarded in both directions until heal(). A TLS stream that lost
+ *   bytes is broken for good, so its connection dies of a TLS error after heal().
+ * - stallRequests(pattern) and resetRequests(pattern): see "Matching requests" below.
+ *
+ * Matching requests. kube-apiserver speaks TLS only, so a plain TCP proxy sees ciphertext and cannot tell
+ * a list of Leases from a Lease renewal. Holding new connections does not single out a request either:
+ * client-node's requests share keep-alive connections (src/kube/kubeconfig.ts), so a relist may go over
+ * an idle connection that is already open. So the proxy can terminate TLS instead (option `tls`): it serves
+ * its own certificate (127.0.0.1, from its own CA, which the proxied kubeconfig trusts) and opens one TLS
+ * connection upstream per client connection, presenting the kubeconfig's client certificate when it has
+ * one (a token travels in the request's headers and needs nothing). Bytes are forwarded unchanged, HTTP/1.1
+ * only (the proxy offers no h2), and the request lines of the plaintext are visible: a connection is
+ * stalled as soon as it sends a request matching a pattern, e.g. a list or watch of Leases, so that exact
+ * request hangs while every other request answers. One client connection is one upstream connection, so
+ * connection-level faults behave as without TLS termination.
+ */
+import {readFile, writeFile} from 'node:fs/promises'
+import net from 'node:net'
+import tls from 'node:tls'
+import {parse, stringify} from 'yaml'
+import {createCertificateAuthority} from '../../src/controlplane/pki.ts'
+
+export interface TcpProxyOptions {
+  target: {host: string; port: number}
+  /** Terminate TLS on both sides (see above): the certificate served to clients, and how to dial upstream. */
+  tls?: {
+    server: {certPem: string; keyPem: string}
+    upstream: {caPem: string; certPem?: string; keyPem?: string}
+  }
+}
+
+type Direction = 'up' | 'down'
+/** What every connection does: forward, wait (stalled) or drop what it reads (blackhole). */
+type Mode = 'forward' | 'stall' | 'blackhole'
+
+/** An HTTP/1.1 request line, as the client sends it first on a connection and after each response. */
+const REQUEST_LINE = /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (\S+) HTTP\/1\.[01]$/
+
+export class TcpProxy {
+  private readonly options: TcpProxyOptions
+  private readonly server: net.Server
+  private readonly links = new Set<Link>()
+  private readonly held = new Set<net.Socket>()
+  private mode: Mode = 'forward'
+  private holdNew = false
+  private stallPatterns: RegExp[] = []
+  /** Request lines seen (TLS termination only), oldest first: for diagnostics and assertions. */
+  readonly requests: string[] = []
+  /** Connections accepted since start. */
+  accepted = 0
+
+  constructor(options: TcpProxyOptions) {
+    this.options = options
+    this.server = net.createServer((socket) => this.accept(socket))
+  }
+
+  /** Listens on 127.0.0.1 (an ephemeral port unless given); resolves with the port. */
+  start(port = 0): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject)
+      this.server.listen(port, '127.0.0.1', () => resolve(this.port))
+    })
+  }
+
+  get port(): number {
+    const address = this.server.address()
+    return typeof address === 'object' && address !== null ? address.port : 0
+  }
+
+  /** Connections open now (client side). */
+  get openConnections(): number {
+    return this.links.size + this.held.size
+  }
+
+  /** Stops forwarding on every connection, open or new, without closing any. */
+  stall(): void {
+    this.setMode('stall')
+  }
+
+  /** Discards what every connection reads, both ways, until heal(). */
+  blackhole(): void {
+    this.setMode('blackhole')
+  }
+
+  /** New connections are accepted and held until heal(); established ones keep flowing. */
+  holdNewConnections(): void {
+    this.holdNew = true
+  }
+
+  /**
+   * With TLS termination: a connection that sends a request whose line ("GET /path?query HTTP/1.1")
+   * matches is stalled before the request goes upstream, and stays stalled until heal().
+   */
+  stallRequests(pattern: RegExp): void {
+    if (this.options.tls === undefined) throw new Error('stallRequests needs TLS termination: the proxy sees only ciphertext')
+    this.stallPatterns.push(pattern)
+  }
+
+  /** With TLS termination: destroys the connections whose last request matches (e.g. an open watch); returns how many. */
+  resetRequests(pattern: RegExp): number {
+    if (this.options.tls === undefined) throw new Error('resetRequests needs TLS termination: the proxy sees only ciphertext')
+    let reset = 0
+    for (const link of this.links) {
+      if (link.lastRequest !== undefined && pattern.test(link.lastRequest)) {
+        link.destroy()
+        reset++
+      }
+    }
+    return reset
+  }
+
+  /** Forwards everything again: stalled and held connections resume where they were, nothing lost. */
+  heal(): void {
+    this.holdNew = false
+    this.stallPatterns = []
+    for (const link of this.links) link.stalled = false
+    this.setMode('forward')
+    for (const socket of [...this.held]) {
+      this.held.delete(socket)
+      this.connect(socket)
+    }
+  }
+
+  /** Stops listening and destroys every connection. */
+  async close(): Promise<void> {
+    for (const link of [...this.links]) link.destroy()
+    for (const socket of this.held) socket.destroy()
+    this.held.clear()
+    await new Promise<void>((resolve) => this.server.close(() => resolve()))
+  }
+
+  /** Called by a link: what it should do now. */
+  modeFor(link: Link): Mode {
+    if (this.mode === 'blackhole') return 'blackhole'
+    return this.mode === 'stall' || link.stalled ? 'stall' : 'forward'
+  }
+
+  /** Called by a link for each request line it sees; true when the connection must stall before it. */
+  sawRequest(line: string): boolean {
+    this.requests.push(line)
+    return this.stallPatterns.some((p) => p.test(line))
+  }
+
+  forget(link: Link): void {
+    this.links.delete(link)
+  }
+
+  private setMode(mode: Mode): void {
+    this.mode = mode
+    for (const link of this.links) link.refresh()
+  }
+
+  private accept(socket: net.Socket): void {
+    this.accepted++
+    socket.on('error', () => {})
+    if (this.holdNew) {
+      // Accepted by the kernel and here, but not read: the client's first bytes wait in the buffer.
+      socket.pause()
+      this.held.add(socket)
+      socket.once('close', () => this.held.delete(socket))
+      return
+    }
+    this.connect(socket)
+  }
+
+  private connect(raw: net.Socket): void {
+    const {target, tls: tlsOptions} = this.options
+    let client: net.Socket = raw
+    let upstream: net.Socket
+    if (tlsOptions === undefined) {
+      upstream = net.connect(target.port, target.host)
+    } else {
+      client = new tls.TLSSocket(raw, {isServer: true, cert: tlsOptions.server.certPem, key: tlsOptions.server.keyPem, ALPNProtocols: ['http/1.1']})
+      upstream = tls.connect({
+        host: target.host,
+        port: target.port,
+        ca: tlsOptions.upstream.caPem,
+        cert: tlsOptions.upstream.certPem,
+        key: tlsOptions.upstream.keyPem,
+        ALPNProtocols: ['http/1.1'],
+      })
+    }
+    this.links.add(new Link(this, client, upstream, tlsOptions !== undefined))
+  }
+}
+
+/** One client connection and its upstream connection, forwarding both ways as the proxy's mode says. */
+class Link {
+  stalled = false
+  lastRequest: string | undefined
+  private readonly proxy: TcpProxy
+  private readonly sockets: Record<Direction, {from: net.Socket; to: net.Socket}>
+  /** Chunks read but not yet written, per direction (read just as a stall began, or held for a matched request). */
+  private readonly pending: Record<Direction, Buffer[]> = {up: [], down: []}
+  /** The other side ended (FIN) while its direction was stalled: passed on once the pending bytes are. */
+  private readonly ended: Record<Direction, boolean> = {up: false, down: false}
+  private readonly waitingForDrain: Record<Direction, boolean> = {up: false, down: false}
+  private readonly scan: boolean
+  private partialLine = ''
+  private closePending = false
+  private destroyed = false
+
+  constructor(proxy: TcpProxy, client: net.Socket, upstream: net.Socket, scan: boolean) {
+    this.proxy = proxy
+    this.scan = scan
+    this.sockets = {up: {from: client, to: upstream}, down: {from: upstream, to: client}}
+    for (const direction of ['up', 'down'] as const) {
+      const {from} = this.sockets[direction]
+      from.on('data', (chunk: Buffer) => this.onData(direction, chunk))
+      from.on('end', () => {
+        this.ended[direction] = true
+        this.flush(direction)
+      })
+      from.on('error', () => this.closed())
+      from.on('close', () => this.closed())
+    }
+    this.refresh()
+  }
+
+  /** Applies the proxy's mode: pause or resume reading, flush what waits, pass on a close that waited. */
+  refresh(): void {
+    if (this.closePending && this.proxy.modeFor(this) === 'forward') this.destroy()
+    for (const direction of ['up', 'down'] as const) this.flush(direction)
+  }
+
+  destroy(): void {
+    if (this.destroyed) return
+    this.destroyed = true
+    for (const {from} of Object.values(this.sockets)) from.destroy()
+    this.proxy.forget(this)
+  }
+
+  /**
+   * One side closed or failed. While the link is cut (stalled or black-holed) the other side does not
+   * learn it, as across a real partition: it is told when the link heals.
+   */
+  private closed(): void {
+    if (this.proxy.modeFor(this) === 'forward') this.destroy()
+    else this.closePending = true
+  }
+
+  private onData(direction: Direction, chunk: Buffer): void {
+    const mode = this.proxy.modeFor(this)
+    if (mode === 'blackhole') return
+    if (direction === 'up' && this.scan && this.matchesStall(chunk)) this.stalled = true
+    this.pending[direction].push(chunk)
+    this.flush(direction)
+  }
+
+  /** True when the chunk holds a request line the proxy wants stalled (lines may span chunks). */
+  private matchesStall(chunk: Buffer): boolean {
+    const lines = (this.partialLine + chunk.toString('latin1')).split('\r\n')
+    // Keep a bounded tail: a request line is short, a request body may not be.
+    this.partialLine = (lines.pop() ?? '').slice(-8192)
+    let stall = false
+    for (const line of lines) {
+      if (!REQUEST_LINE.test(line)) continue
+      this.lastRequest = line
+      if (this.proxy.sawRequest(line)) stall = true
+    }
+    return stall
+  }
+
+  private flush(direction: Direction): void {
+    if (this.destroyed) return
+    const {from, to} = this.sockets[direction]
+    const mode = this.proxy.modeFor(this)
+    if (mode === 'blackhole') {
+      this.pending[direction] = []
+      from.resume()
+      return
+    }
+    if (mode === 'stall') {
+      from.pause()
+      return
+    }
+    while (this.pending[direction].length > 0 && !this.waitingForDrain[direction]) {
+      const chunk = this.pending[direction].shift() as Buffer
+      if (!to.write(chunk)) {
+        this.waitingForDrain[direction] = true
+        to.once('drain', () => {
+          this.waitingForDrain[direction] = false
+          this.flush(direction)
+        })
+      }
+    }
+    if (this.waitingForDrain[direction]) {
+      from.pause()
+      return
+    }
+    if (this.ended[direction]) to.end()
+    else from.resume()
+  }
+}
+
+/** A proxy in front of the API server of a kubeconfig, and a copy of that kubeconfig that goes through it. */
+export interface ProxiedKubeconfig {
+  proxy: TcpProxy
+  /** Path of the kubeconfig copy whose server is the proxy. */
+  kubeconfig: string
+}
+
+interface KubeconfigFile {
+  clusters: {cluster: {server: string; 'certificate-authority-data'?: string}}[]
+  users: {user: {'client-certificate-data'?: string; 'client-key-data'?: string}}[]
+}
+
+/**
+ * Starts a proxy in front of the server of `source` (a self-contained kubeconfig, as the control plane
+ * writes them) and writes `target`, a copy that talks to the proxy. Without TLS termination the copy only
+ * changes the server's port: the serving certificate has IP SAN 127.0.0.1, so TLS still verifies end to
+ * end. With it, the copy trusts the proxy's own CA and the proxy dials upstream as the kubeconfig's user.
+ */
+export async function proxyKubeconfig(source: string, target: string, options: {terminateTls?: boolean} = {}): Promise<ProxiedKubeconfig> {
+  const config = parse(await readFile(source, 'utf8')) as KubeconfigFile
+  const cluster = config.clusters[0]?.cluster
+  if (cluster === undefined) throw new Error(`${source} has no cluster`)
+  const server = new URL(cluster.server)
+  const fromB64 = (text: string | undefined) => (text === undefined ? undefined : Buffer.from(text, 'base64').toString('utf8'))
+  let tlsOptions: TcpProxyOptions['tls']
+  if (options.terminateTls === true) {
+    const caPem = fromB64(cluster['certificate-authority-data'])
+    if (caPem === undefined) throw new Error(`${source} has no certificate-authority-data`)
+    const user = config.users[0]?.user ?? {}
+    const ca = await createCertificateAuthority('ironpool-test-proxy-ca')
+    const serving = await ca.issue({commonName: 'ironpool-test-proxy', usage: 'server', ipAddresses: ['127.0.0.1']})
+    tlsOptions = {server: serving, upstream: {caPem, certPem: fromB64(user['client-certificate-data']), keyPem: fromB64(user['client-key-data'])}}
+    cluster['certificate-authority-data'] = Buffer.from(ca.certPem).toString('base64')
+  }
+  const proxy = new TcpProxy({target: {host: server.hostname, port: Number(server.port)}, tls: tlsOptions})
+  const port = await proxy.start()
+  cluster.server = `https://127.0.0.1:${port}`
+  await writeFile(target, stringify(config), {mode: 0o600})
+  return {proxy, kubeconfig: target}
+}

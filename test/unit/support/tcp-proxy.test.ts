@@ -1,0 +1,225 @@
+/**
+ * The fault tests' proxy against real servers on loopback: a TCP echo server, and an HTTPS server for
+ * TLS termination. "Nothing arrives" can only be seen over a while: those checks watch for QUIET_MS,
+ * which makes them pass, never fail, on a machine too busy to forward in time.
+ */
+import {once} from 'node:events'
+import https from 'node:https'
+import net from 'node:net'
+import type {AddressInfo} from 'node:net'
+import {expect} from 'chai'
+import {createCertificateAuthority} from '../../../src/controlplane/pki.ts'
+import {TcpProxy} from '../../support/tcp-proxy.ts'
+import {waitFor} from '../../support/wait.ts'
+
+const QUIET_MS = 300
+
+/** A client connection that collects what it receives, and whether it was closed. */
+class Client {
+  readonly socket: net.Socket
+  received = ''
+  closed = false
+
+  private constructor(socket: net.Socket) {
+    this.socket = socket
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (this.received += chunk))
+    socket.on('close', () => (this.closed = true))
+    socket.on('error', () => {})
+  }
+
+  static async connect(port: number): Promise<Client> {
+    const socket = net.connect(port, '127.0.0.1')
+    await once(socket, 'connect')
+    return new Client(socket)
+  }
+
+  async expectEcho(text: string): Promise<void> {
+    const before = this.received.length
+    this.socket.write(text)
+    await waitFor(`echo of ${text}`, () => this.received.slice(before).includes(text), {timeoutMs: 5_000, intervalMs: 5})
+  }
+}
+
+async function quietly<T>(read: () => T): Promise<T> {
+  await new Promise((resolve) => setTimeout(resolve, QUIET_MS))
+  return read()
+}
+
+describe('TcpProxy (test support, real sockets)', () => {
+  let echo: net.Server
+  let proxy: TcpProxy
+  const clients: Client[] = []
+
+  beforeEach(async () => {
+    echo = net.createServer((socket) => {
+      socket.on('error', () => {})
+      socket.pipe(socket)
+    })
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve))
+    proxy = new TcpProxy({target: {host: '127.0.0.1', port: (echo.address() as AddressInfo).port}})
+    await proxy.start()
+  })
+
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.socket.destroy()
+    await proxy.close()
+    echo.close()
+  })
+
+  const connect = async () => {
+    const client = await Client.connect(proxy.port)
+    clients.push(client)
+    return client
+  }
+
+  it('forwards both ways', async () => {
+    const client = await connect()
+    await client.expectEcho('hello')
+    await client.expectEcho('again')
+    expect(proxy.openConnections).to.equal(1)
+  })
+
+  it('stall() holds bytes both ways without closing, and heal() delivers them in order', async () => {
+    const client = await connect()
+    await client.expectEcho('before')
+    proxy.stall()
+    client.socket.write('during-1 ')
+    client.socket.write('during-2')
+    expect(await quietly(() => client.received)).to.equal('before')
+    expect(client.closed).to.be.false
+    proxy.heal()
+    await waitFor('the held bytes', () => client.received === 'beforeduring-1 during-2', {timeoutMs: 5_000})
+    await client.expectEcho('after')
+    expect(client.closed).to.be.false
+  })
+
+  it('stall() also holds connections opened while it lasts', async () => {
+    proxy.stall()
+    const client = await connect()
+    client.socket.write('new')
+    expect(await quietly(() => client.received)).to.equal('')
+    proxy.heal()
+    await waitFor('the held bytes', () => client.received === 'new', {timeoutMs: 5_000})
+  })
+
+  it('holdNewConnections() holds a new connection while an established one keeps flowing', async () => {
+    const old = await connect()
+    await old.expectEcho('old')
+    proxy.holdNewConnections()
+    const fresh = await connect()
+    fresh.socket.write('fresh')
+    await old.expectEcho('still')
+    expect(await quietly(() => fresh.received)).to.equal('')
+    proxy.heal()
+    await waitFor('the held connection answered', () => fresh.received === 'fresh', {timeoutMs: 5_000})
+  })
+
+  it('blackhole() discards bytes until heal(), without closing', async () => {
+    const client = await connect()
+    proxy.blackhole()
+    client.socket.write('lost')
+    expect(await quietly(() => client.received)).to.equal('')
+    proxy.heal()
+    await client.expectEcho('found')
+    expect(client.received).to.equal('found')
+    expect(client.closed).to.be.false
+  })
+
+  it('passes a close on only when the link heals, as across a partition', async () => {
+    const client = await connect()
+    await client.expectEcho('x')
+    proxy.stall()
+    client.socket.destroy()
+    await waitFor('the client side closed', () => client.closed)
+    expect(await quietly(() => proxy.openConnections)).to.equal(1)
+    proxy.heal()
+    await waitFor('the link gone', () => proxy.openConnections === 0, {timeoutMs: 5_000})
+  })
+
+  it('close() ends every connection', async () => {
+    const client = await connect()
+    await client.expectEcho('x')
+    await proxy.close()
+    await waitFor('the client closed', () => client.closed, {timeoutMs: 5_000})
+    proxy = new TcpProxy({target: {host: '127.0.0.1', port: 1}})
+    await proxy.start()
+  })
+
+  describe('with TLS termination', () => {
+    let server: https.Server
+    let tlsProxy: TcpProxy
+    let proxyCa: string
+
+    beforeEach(async () => {
+      const upstreamCa = await createCertificateAuthority('upstream-ca')
+      const serving = await upstreamCa.issue({commonName: 'upstream', usage: 'server', ipAddresses: ['127.0.0.1']})
+      server = https.createServer({cert: serving.certPem, key: serving.keyPem}, (request, response) => response.end(`answer to ${request.url}`))
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      const ca = await createCertificateAuthority('proxy-ca')
+      proxyCa = ca.certPem
+      tlsProxy = new TcpProxy({
+        target: {host: '127.0.0.1', port: (server.address() as AddressInfo).port},
+        tls: {server: await ca.issue({commonName: 'proxy', usage: 'server', ipAddresses: ['127.0.0.1']}), upstream: {caPem: upstreamCa.certPem}},
+      })
+      await tlsProxy.start()
+    })
+
+    afterEach(async () => {
+      await tlsProxy.close()
+      server.closeAllConnections()
+      server.close()
+    })
+
+    /** One GET on its own connection; resolves with the body, or undefined when it got no answer in time. */
+    const get = (path: string, timeoutMs = 5_000) =>
+      new Promise<string | undefined>((resolve, reject) => {
+        const request = https.get({host: '127.0.0.1', port: tlsProxy.port, path, ca: proxyCa, agent: false}, (response) => {
+          let body = ''
+          response.setEncoding('utf8')
+          response.on('data', (chunk: string) => (body += chunk))
+          response.on('end', () => resolve(body))
+        })
+        request.setTimeout(timeoutMs, () => {
+          request.destroy()
+          resolve(undefined)
+        })
+        request.on('error', reject)
+      })
+
+    it('forwards requests and records their request lines', async () => {
+      expect(await get('/apis/x?limit=500')).to.equal('answer to /apis/x?limit=500')
+      expect(tlsProxy.requests).to.deep.equal(['GET /apis/x?limit=500 HTTP/1.1'])
+    })
+
+    it('stalls only the requests that match, until heal()', async () => {
+      tlsProxy.stallRequests(/^GET \/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leases\?/)
+      const list = get('/apis/coordination.k8s.io/v1/namespaces/ns/leases?limit=500', 20_000)
+      expect(await get('/apis/coordination.k8s.io/v1/namespaces/ns/leases/one')).to.equal('answer to /apis/coordination.k8s.io/v1/namespaces/ns/leases/one')
+      let listed: string | undefined
+      void list.then((body) => (listed = body))
+      expect(await quietly(() => listed)).to.equal(undefined)
+      tlsProxy.heal()
+      expect(await list).to.equal('answer to /apis/coordination.k8s.io/v1/namespaces/ns/leases?limit=500')
+    })
+
+    it('resets the connections whose last request matches', async () => {
+      const agent = new https.Agent({keepAlive: true, ca: proxyCa})
+      try {
+        const body = await new Promise<string>((resolve, reject) => {
+          https.get({host: '127.0.0.1', port: tlsProxy.port, path: '/watch?watch=true', agent}, (response) => {
+            response.resume()
+            response.on('end', () => resolve('done'))
+          }).on('error', reject)
+        })
+        expect(body).to.equal('done')
+        await waitFor('the kept-alive connection', () => tlsProxy.openConnections === 1)
+        expect(tlsProxy.resetRequests(/watch=true/)).to.equal(1)
+        expect(tlsProxy.resetRequests(/other/)).to.equal(0)
+        await waitFor('the connection gone', () => tlsProxy.openConnections === 0, {timeoutMs: 5_000})
+      } finally {
+        agent.destroy()
+      }
+    })
+  })
+})
