@@ -41,7 +41,7 @@ function newPool(name: string): Pool {
 }
 
 function newEngine(store: MemoryPools): PoolLifecycle {
-  const engine = new PoolLifecycle({kind, clock: systemClock, store, getPool: (n) => store.pools.get(n), events: quietEvents, logger: quietLogger})
+  const engine = new PoolLifecycle({kind, clock: systemClock, store, getPool: (n) => store.pools.get(n), confirmLease: () => Promise.resolve(undefined), events: quietEvents, logger: quietLogger})
   engine.setLeader(true)
   engine.setViewWhole(true)
   return engine

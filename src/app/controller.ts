@@ -3,7 +3,27 @@
  * election, events, metrics and probes; all under one manager. The logic lives in src/core.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {systemClock, findCondition, LeaderElector, type LeaderElectionTimings, formatMaxUnhealthy, type MaxUnhealthy, PoolLifecycle, READY_CONDITION, type PoolKind, type Logger, type Pool} from '../core/index.ts'
+import {
+  systemClock,
+  errorMessage,
+  findCondition,
+  formatDuration,
+  LeaderElector,
+  type LeaderElectionTimings,
+  formatMaxUnhealthy,
+  type MaxUnhealthy,
+  PoolLifecycle,
+  READY_CONDITION,
+  Sight,
+  sightTimings,
+  ViewState,
+  type BlindSpell,
+  type PoolKind,
+  type PoolEvent,
+  type Logger,
+  type Pool,
+} from '../core/index.ts'
+import {createApiProbe, type ApiProbe} from '../kube/api-probe.ts'
 import {EventRecorder} from '../kube/event-recorder.ts'
 import {createLeaseStore, toLease} from '../kube/lease-store.ts'
 import {createPoolStatusStore} from '../kube/pool-status-store.ts'
@@ -27,30 +47,66 @@ export interface ControllerWiring {
   logger: Logger
 }
 
+/**
+ * A gap between watch streams shorter than this is a routine reconnect, not blindness: a few seconds,
+ * and a quarter of the grace period at most, so that a short grace period is not outlasted by a gap.
+ */
+export function watchGapToleranceMs(gracePeriodMs: number): number {
+  return Math.max(200, Math.min(3_000, gracePeriodMs / 4))
+}
+
+/** The Event, on the kind's CRD, that tells an operator (and `pool status`) that the controller was blind. */
+export const VIEW_RESTORED_REASON = 'ControllerViewRestored'
+
+function viewRestoredEvent(kind: PoolKind, spell: BlindSpell): PoolEvent {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    name: `${kind.plural}.${kind.group}`,
+    type: 'Warning',
+    reason: VIEW_RESTORED_REASON,
+    message: `the controller's view of ${kind.plural} was not whole for ${formatDuration(Math.round(spell.durationMs))} (${[...new Set(spell.reasons)].join(', ')}); every grace period restarted when it was whole again`,
+  }
+}
+
 /** One kind's caches and engine, wired together. */
-function kindController(wiring: ControllerWiring, kind: PoolKind, events: EventRecorder, metrics: ControllerMetrics) {
+function kindController(wiring: ControllerWiring, kind: PoolKind, events: EventRecorder, metrics: ControllerMetrics, sight: Sight) {
   const {kubeConfig, logger} = wiring
   const observer = (resource: string) => ({
     relist: (reason: string) => metrics.cache.relists.inc({resource, reason}),
     watchRestart: (reason: string) => metrics.cache.watchRestarts.inc({resource, reason}),
   })
-  const pools = createPoolCache(kubeConfig, kind, {logger, observer})
-  const leases = createLeaseCache(kubeConfig, kind, {logger, observer})
+  const gapToleranceMs = watchGapToleranceMs(wiring.gracePeriodMs)
+  const pools = createPoolCache(kubeConfig, kind, {logger, observer, gapToleranceMs})
+  const leases = createLeaseCache(kubeConfig, kind, {logger, observer, gapToleranceMs})
   const leaseOf = (name: string) => {
     const raw = leases.get(leaseKey(kind, name))
     return raw === undefined ? undefined : toLease(raw)
   }
+  const timings = sightTimings(wiring.gracePeriodMs)
+  const leaseReader = createLeaseStore(kubeConfig, kind.leaseNamespace)
+  let leading = false
+  // canJudge and the view's observer refer to each other: neither is called before both exist.
   const lifecycle = new PoolLifecycle({
     kind,
     clock: systemClock,
     store: createPoolStatusStore(kubeConfig, kind),
     getPool: (name) => pools.get(name),
     getLease: leaseOf,
+    confirmLease: (name) => leaseReader.get(name),
+    confirmTimeoutMs: timings.probeTimeoutMs,
+    onConfirmFailed: (name, error) => sight.reportApiFailure(`confirming the silence of ${kind.name}pool ${name}: ${errorMessage(error)}`),
+    canJudge: () => sight.check() && view.whole,
     events,
     logger: logger,
     gracePeriodMs: wiring.gracePeriodMs,
     maxUnhealthy: wiring.maxUnhealthy,
     observer: {
+      confirmRead: (_name, outcome) => {
+        metrics.confirmReads.inc({kind: kind.name, outcome})
+        // The Lease moved and its watch did not say so: the watch lags or is stuck; a relist mends it.
+        if (outcome === 'renewed') leases.requestRelist('a confirming read found a renewal the watch had not delivered')
+      },
       marked: (report) => {
         metrics.poolsMarkedUnknown.inc({kind: kind.name})
         metrics.unknownWriteDelay.observe(report.delayMs / 1000)
@@ -72,6 +128,30 @@ function kindController(wiring: ControllerWiring, kind: PoolKind, events: EventR
       },
     },
   })
+  const view = new ViewState({
+    clock: systemClock,
+    logger,
+    sources: ['sight', 'pools', 'leases'],
+    fields: {kind: kind.name},
+    observer: {
+      changed: (whole, reason) => {
+        metrics.viewWhole.set({kind: kind.name}, whole ? 1 : 0)
+        if (reason !== undefined) metrics.blindSpells.inc({kind: kind.name, reason})
+        lifecycle.setViewWhole(whole)
+      },
+      blindFor: (reason, ms) => metrics.blindSeconds.inc({kind: kind.name, reason}, ms / 1000),
+      // The spell at start-up is no news; one while leading is: pool status shows it to the operator.
+      spellEnded: (spell) => {
+        if (leading && spell.reasons.some((r) => r !== 'not-synced')) events.record(viewRestoredEvent(kind, spell))
+      },
+    },
+  })
+  const cacheState = (cache: typeof pools | typeof leases, whole: boolean) => (whole ? undefined : cache.synced ? 'watch-gap' : 'not-synced')
+  pools.onHealth((whole, reason) => view.set('pools', cacheState(pools, whole), reason))
+  leases.onHealth((whole, reason) => view.set('leases', cacheState(leases, whole), reason))
+  sight.subscribe((state) => view.set('sight', state.reason, state.detail))
+  view.set('sight', sight.state.reason, sight.state.detail)
+
   const readyStatus = (pool: Pool | undefined) => findCondition(pool?.status?.conditions, READY_CONDITION)?.status ?? NO_READY_STATUS
   // The pools gauge moves with each event (old status down, new up): no scan over all pools.
   const countPool = (pool: Pool | undefined, delta: number) => {
@@ -93,10 +173,7 @@ function kindController(wiring: ControllerWiring, kind: PoolKind, events: EventR
     if (event.type === 'upsert') lifecycle.leaseUpserted(toLease(event.object))
     else lifecycle.leaseDeleted(name)
   })
-  const whole = () => pools.isWhole() && leases.isWhole()
-  const onHealth = () => lifecycle.setViewWhole(whole())
-  pools.onHealth(onHealth)
-  leases.onHealth(onHealth)
+  lifecycle.setViewWhole(view.whole)
 
   const caches: Runnable[] = [pools, leases].map((cache, i) => ({
     name: `${i === 0 ? kind.plural : 'leases'} cache (${kind.name})`,
@@ -108,13 +185,30 @@ function kindController(wiring: ControllerWiring, kind: PoolKind, events: EventR
     name: `${kind.name}pool lifecycle`,
     needLeaderElection: true,
     async start(signal) {
+      leading = true
       lifecycle.setLeader(true)
       await new Promise((resolve) => signal.addEventListener('abort', resolve, {once: true}))
+      leading = false
       lifecycle.setLeader(false)
       await lifecycle.close()
     },
   }
-  return {kind, caches, engine, whole}
+  return {kind, caches, engine, view}
+}
+
+/** The API probe, timed and counted for /metrics. */
+function measuredProbe(probe: ApiProbe, metrics: ControllerMetrics): ApiProbe {
+  return async (signal) => {
+    const end = metrics.apiProbeDuration.startTimer()
+    try {
+      await probe(signal)
+    } catch (error) {
+      metrics.apiProbeFailures.inc()
+      throw error
+    } finally {
+      end()
+    }
+  }
 }
 
 /** Runs the controller until signal aborts; rejects on a failure, or with LeadershipLostError. */
@@ -123,7 +217,10 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   const registry = createRegistry()
   const metrics = createControllerMetrics(registry, wiring.kinds.map((k) => k.name))
   const events = new EventRecorder({kubeConfig: wiring.kubeConfig, clock: systemClock, logger, component: CONTROLLER_COMPONENT})
-  const kinds = wiring.kinds.map((kind) => kindController(wiring, kind, events, metrics))
+  const timings = sightTimings(wiring.gracePeriodMs)
+  const probeNamespace = wiring.kinds[0]?.leaseNamespace ?? 'default'
+  const sight = new Sight({clock: systemClock, logger, probe: measuredProbe(createApiProbe(wiring.kubeConfig, probeNamespace, timings.probeTimeoutMs), metrics), ...timings})
+  const kinds = wiring.kinds.map((kind) => kindController(wiring, kind, events, metrics, sight))
 
   metrics.leader.set(wiring.leaderElection === undefined ? 1 : 0)
 
@@ -152,9 +249,9 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
         }
 
   const readyz = new Map([
-    ['caches', () => {
-      const broken = kinds.filter((k) => !k.whole()).map((k) => k.kind.name)
-      if (broken.length > 0) throw new Error(`watch caches not whole for ${broken.join(', ')}`)
+    ['view', () => {
+      const blind = kinds.filter((k) => !k.view.whole).map((k) => `${k.kind.name} (${k.view.reason})`)
+      if (blind.length > 0) throw new Error(`view not whole for ${blind.join(', ')}`)
     }],
   ])
   const healthz = new Map([['engine', () => {}]])
@@ -162,9 +259,13 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   for (const server of observeServers({metricsAddress: wiring.metricsAddress, probeAddress: wiring.probeAddress, metrics: registry, healthz, readyz, logger})) {
     manager.add(server)
   }
+  manager.add({name: 'sight', group: 'caches', start: (runSignal) => sight.run(runSignal)})
   for (const k of kinds) for (const cache of k.caches) manager.add(cache)
   for (const k of kinds) manager.add(k.engine)
-  logger.info({kinds: wiring.kinds.map((k) => k.name), gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined}, 'controller starting')
+  logger.info(
+    {kinds: wiring.kinds.map((k) => k.name), gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},
+    'controller starting',
+  )
   try {
     await manager.run(signal)
   } finally {

@@ -15,11 +15,13 @@ export interface ReadySeen {
 }
 
 export interface HealthRecord {
+  /** The pool's UID when first seen: the same name with another UID is another pool. */
+  readonly uid: string | undefined
   /** The last Lease renewTime seen; an opaque string, compared for equality only. */
   readonly renewTime: string | undefined
   readonly readyStatus: ConditionStatus | undefined
   readonly observedGeneration: number
-  /** The controller's clock when the pool was first seen or last progressed. */
+  /** The controller's monotonic clock when the pool was first seen or last progressed. */
   readonly lastChange: number
 }
 
@@ -27,6 +29,7 @@ export interface HealthRecord {
 export type Observation = 'new' | 'progress' | 'same'
 
 interface MutableRecord {
+  uid: string | undefined
   renewTime: string | undefined
   readyStatus: ConditionStatus | undefined
   observedGeneration: number
@@ -65,17 +68,21 @@ export class HealthTracker {
   /**
    * Records the pool's Ready as seen now. On first sight the grace period starts now, and renewTime
    * seeds the record (the Lease as the cache holds it) so that a Lease seen before its pool is not
-   * taken for a renewal later.
+   * taken for a renewal later. A pool whose UID differs from the one recorded was deleted and
+   * created again under the same name (perhaps unseen, during a relist): it is a new pool, and
+   * inherits nothing of the old one's silence.
    *
    * A change counts as progress only when the new Ready is True or False, i.e. written by a poollet.
    * Unknown is written by a controller (this one or a previous leader), and a missing Ready is written
    * by nobody; treating either as progress would let the controller's own mark restart the grace
    * period, and whether its watch event or its write response arrives first would decide that.
    */
-  observePool(name: string, ready: ReadySeen, renewTime?: () => string | undefined): Observation {
+  observePool(name: string, ready: ReadySeen, renewTime?: () => string | undefined, uid?: string): Observation {
     const record = this.records.get(name)
-    if (record === undefined) {
+    const replaced = record !== undefined && uid !== undefined && record.uid !== undefined && record.uid !== uid
+    if (record === undefined || replaced) {
       this.records.set(name, {
+        uid,
         renewTime: renewTime?.(),
         readyStatus: ready.status,
         observedGeneration: ready.observedGeneration,
@@ -83,6 +90,7 @@ export class HealthTracker {
       })
       return 'new'
     }
+    record.uid ??= uid
     const changed = record.readyStatus !== ready.status || record.observedGeneration !== ready.observedGeneration
     record.readyStatus = ready.status
     record.observedGeneration = ready.observedGeneration

@@ -49,10 +49,12 @@ export {
   type BreakerState,
 } from './pool-lifecycle.ts'
 export {
+  DEFAULT_CONFIRM_TIMEOUT_MS,
   DEFAULT_GRACE_PERIOD_MS,
   DEFAULT_RETRY_BASE_MS,
   DEFAULT_RETRY_MAX_MS,
   type BreakerReport,
+  type ConfirmOutcome,
   type LifecycleObserver,
   type MarkReport,
   type PoolLifecycleOptions,
@@ -66,6 +68,8 @@ export {
   type MaxUnhealthy,
 } from './max-unhealthy.ts'
 export type {HealthRecord} from './health-tracker.ts'
+export {BLIND_REASONS, Sight, sightTimings, type BlindReason, type SightOptions, type SightState} from './sight.ts'
+export {ViewState, type BlindSpell, type ViewObserver} from './view-state.ts'
 
 // Leader election: client-go's semantics on a Lease, through the LeaseStore port and the Clock.
 export {LeaderElector} from './leader-elector.ts'

@@ -2,9 +2,10 @@
  * Leader election on a coordination.k8s.io Lease with client-go's semantics
  * (k8s.io/client-go/tools/leaderelection): try to acquire every retry period with jitter; as leader,
  * renew every retry period and give up when no renewal succeeded within the renew deadline. A Lease
- * held by another is taken only when its record has not changed for a lease duration on OUR clock:
- * the times written in the Lease come from other machines' clocks and are compared only for change,
- * never with ours, so clock skew cannot make a live leader look dead.
+ * held by another is taken only when its record has not changed for the lease duration its holder
+ * wrote, on OUR monotonic clock: the times written in the Lease come from other machines' clocks and
+ * are compared only for change, never with ours, so neither clock skew nor a step of our own wall
+ * clock can make a live leader look dead.
  */
 import {sleep} from './clock.ts'
 import {AlreadyExistsError, ConflictError, NotFoundError, errorMessage} from './errors.ts'
@@ -156,11 +157,20 @@ export class LeaderElector {
     if (current === undefined) return this.wrote(await store.create(guarded(allowed, createdLease(name, this.options.namespace, this.context()))), started)
     this.observe(current)
     const holder = current.spec.holderIdentity
-    if (holder && holder !== identity && clock.monotonic() < this.observedTime + this.timings.leaseDurationMs) {
+    if (holder && holder !== identity && clock.monotonic() < this.observedTime + this.holderLeaseMs(current)) {
       return {heldBy: holder}
     }
     const next = holder === identity ? renewedLease(current, this.context()) : takenOverLease(current, this.context())
     return this.wrote(await store.update(guarded(allowed, next)), started)
+  }
+
+  /**
+   * How long the holder's claim lasts: the duration the holder wrote, as client-go reads it, not our
+   * own flag (replicas with different flags would otherwise both lead). Ours only when none is written.
+   */
+  private holderLeaseMs(lease: Lease): number {
+    const seconds = lease.spec.leaseDurationSeconds
+    return seconds !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : this.timings.leaseDurationMs
   }
 
   private wrote(lease: Lease, started: number): Attempt {

@@ -17,6 +17,13 @@ export const DEFAULT_GRACE_PERIOD_MS = 50_000
  */
 export const DEFAULT_RETRY_BASE_MS = 1_000
 export const DEFAULT_RETRY_MAX_MS = 30_000
+/**
+ * How long the read that confirms a pool's silence may take. Slower is blindness, not a verdict: an
+ * API server that takes seconds to answer one GET is not one whose watch can be trusted.
+ */
+export const DEFAULT_CONFIRM_TIMEOUT_MS = 5_000
+
+export type ConfirmOutcome = 'silent' | 'renewed' | 'failed'
 
 /** One pool marked Unknown. delayMs is how late the write landed after the pool's deadline. */
 export interface MarkReport {
@@ -41,6 +48,12 @@ export interface LifecycleObserver {
   marked?(report: MarkReport): void
   breaker?(report: BreakerReport): void
   writeFailed?(name: string, error: unknown): void
+  /**
+   * A confirming read before a mark answered: 'silent' (the Lease shows the renewal last seen, or is
+   * gone: the mark goes ahead), 'renewed' (a renewal the watch had not delivered: not marked), or
+   * 'failed' (no answer in time: blindness, not a verdict).
+   */
+  confirmRead?(name: string, outcome: ConfirmOutcome): void
 }
 
 export interface PoolLifecycleOptions {
@@ -52,6 +65,21 @@ export interface PoolLifecycleOptions {
   getPool: (name: string) => Pool | undefined
   /** The pool's Lease as the watch cache holds it, read on a pool's first sight. Default: none. */
   getLease?: (name: string) => Lease | undefined
+  /**
+   * A fresh read of the pool's Lease from the API (undefined: no Lease), made before each mark. It is
+   * given a signal that aborts at confirmTimeoutMs; the engine stops waiting then in any case.
+   */
+  confirmLease: (name: string, signal: AbortSignal) => Promise<Lease | undefined>
+  /** Default {@link DEFAULT_CONFIRM_TIMEOUT_MS}. */
+  confirmTimeoutMs?: number
+  /** Called when a confirming read failed or was too slow: the caller's sight should count it as blindness. Default: nothing. */
+  onConfirmFailed?: (name: string, error: unknown) => void
+  /**
+   * Asked before each decision: whether the controller's sight still vouches for its view (its own
+   * loop ran on time, the API answers promptly). May report blindness (setViewWhole(false)) before it
+   * returns false. Default: always.
+   */
+  canJudge?: () => boolean
   events: EventSink
   logger: Logger
   /** Default {@link DEFAULT_GRACE_PERIOD_MS}. */
@@ -72,6 +100,9 @@ export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecy
   return {
     ...options,
     getLease: options.getLease ?? (() => undefined),
+    confirmTimeoutMs: options.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS,
+    onConfirmFailed: options.onConfirmFailed ?? (() => {}),
+    canJudge: options.canJudge ?? (() => true),
     gracePeriodMs: options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS,
     observer: options.observer ?? {},
     retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,

@@ -2,11 +2,19 @@
  * The controller's engine for one pool kind: it tracks each pool's signs of life and, when a pool has
  * shown none for the grace period, writes Ready=Unknown once. Inputs are level-based (the current
  * pool or Lease, or a name); a decision reads the tracker and the watch cache, never an old event
- * payload, and the next look is asked for by time through one deadline queue.
+ * payload, and the next look is asked for by time through one deadline queue. Every elapsed time is
+ * read on the monotonic clock.
  *
  * It writes only while it is the leader and its view of pools and Leases is whole. Both start false,
  * so a wiring mistake fails safe (nothing marked). Either becoming true restarts every pool's grace
- * period: silence seen while blind, or while another instance was in charge, is no evidence.
+ * period: silence seen while blind, or while another instance was in charge, is no evidence. Before
+ * each decision it also asks canJudge() (the controller's sight: its loop ran on time, the API
+ * answers), so a deadline that fires the instant a paused process resumes judges nothing.
+ *
+ * A pool past its deadline is marked only after a fresh, bounded read of its Lease confirms that it
+ * still shows the renewal last seen. That read goes out after the deadline fired, so its answer comes
+ * back after any watch event already waiting in the sockets has been read; a changed Lease is
+ * progress; a read that fails or is slow is blindness, not a verdict.
  */
 import type {DesiredCondition} from './conditions.ts'
 import {DeadlineQueue} from './deadline-queue.ts'
@@ -22,7 +30,8 @@ import type {Lease, Pool} from './types.ts'
 interface Overdue {
   deadline: number
   retries: number
-  writing: boolean
+  /** Its confirming read or its write is in flight. */
+  busy: boolean
 }
 
 export interface BreakerState {
@@ -43,6 +52,8 @@ export class PoolLifecycle {
   private leader = false
   private whole = false
   private closed = false
+  /** Aborts the confirming reads in flight on close. */
+  private readonly stopping = new AbortController()
 
   constructor(options: PoolLifecycleOptions) {
     this.options = lifecycleDefaults(options)
@@ -53,8 +64,11 @@ export class PoolLifecycle {
 
   poolUpserted(pool: Pool): void {
     const name = pool.metadata.name
-    const seen = this.tracker.observePool(name, readyOf(pool), () => this.options.getLease(name)?.spec.renewTime)
+    const seen = this.tracker.observePool(name, readyOf(pool), () => this.options.getLease(name)?.spec.renewTime, pool.metadata.uid)
     if (seen === 'new') {
+      // A new pool, or a new one under an old name: whatever the old one owed is forgotten.
+      this.overdue.delete(name)
+      this.deadlines.delete(name)
       this.arm(name)
       this.judge()
     } else if (seen === 'progress') this.progressed(name)
@@ -93,6 +107,7 @@ export class PoolLifecycle {
   /** Stops all timers and writes for good; resolves when the write in flight has finished. */
   async close(): Promise<void> {
     this.closed = true
+    this.stopping.abort(new Error('the lifecycle engine stopped'))
     this.restart()
     await this.drain()
   }
@@ -123,6 +138,14 @@ export class PoolLifecycle {
     return this.leader && this.whole && !this.closed
   }
 
+  /**
+   * Active, and the sight still vouches for the view. canJudge() may itself report blindness, which
+   * turns the view not whole (and clears every deadline) before it returns: hence active twice.
+   */
+  private judgeable(): boolean {
+    return this.active && this.options.canJudge() && this.active
+  }
+
   /** On every change of leader or whole: drop all deadlines; if now active, start every grace period afresh. */
   private restart(): void {
     this.deadlines.clear()
@@ -145,8 +168,13 @@ export class PoolLifecycle {
 
   /** Deadlines passed (or retries due): the whole batch is counted before any of it is marked. */
   private due(names: string[]): void {
-    if (!this.active) return
     const now = this.options.clock.monotonic()
+    if (!this.judgeable()) {
+      // Not judged now. If the view went blind, restart() re-arms every pool when it is whole again;
+      // if the sight said no without that, look again shortly, or these pools would never be looked at.
+      if (this.active) for (const name of names) this.deadlines.set(name, now + this.options.retryBaseMs)
+      return
+    }
     const ready: string[] = []
     for (const name of names) {
       const record = this.tracker.get(name)
@@ -155,7 +183,7 @@ export class PoolLifecycle {
       if (this.overdue.has(name)) ready.push(name)
       else if (now < deadline) this.deadlines.set(name, deadline)
       else {
-        this.overdue.set(name, {deadline, retries: 0, writing: false})
+        this.overdue.set(name, {deadline, retries: 0, busy: false})
         ready.push(name)
       }
     }
@@ -166,7 +194,7 @@ export class PoolLifecycle {
   /** Updates the breaker; on recovery, marks the pools it held back. */
   private judge(): void {
     if (!this.active) return
-    const transition = this.breaker.update(this.overdue.size, this.tracker.size)
+    const transition = this.breaker.update(this.newlyStale(), this.tracker.size)
     const limit = this.breaker.limit
     if (transition === undefined || limit === undefined) return
     const report = {transition, unhealthy: this.breaker.unhealthy, total: this.breaker.total, limit}
@@ -175,17 +203,85 @@ export class PoolLifecycle {
     if (transition === 'recovered') this.mark([...this.overdue.keys()])
   }
 
+  /**
+   * The overdue pools that a mark would change: those already Unknown (long dead, or marked by a
+   * previous leader) are not news, and counting them would keep the breaker tripped for good.
+   */
+  private newlyStale(): number {
+    let n = 0
+    for (const name of this.overdue.keys()) if (this.tracker.get(name)?.readyStatus !== 'Unknown') n++
+    return n
+  }
+
   private mark(names: Iterable<string>): void {
-    if (!this.active || this.breaker.tripped) return
+    if (this.breaker.tripped || !this.judgeable()) return
     for (const name of names) {
       const overdue = this.overdue.get(name)
       // A pending deadline on an overdue pool is a retry's backoff: wait for it.
-      if (overdue === undefined || overdue.writing || this.deadlines.has(name)) continue
+      if (overdue === undefined || overdue.busy || this.deadlines.has(name)) continue
       if (this.tracker.get(name)?.readyStatus === 'Unknown') continue
-      overdue.writing = true
-      const write = this.write(name, overdue).finally(() => this.writes.delete(write))
+      overdue.busy = true
+      const write = this.confirmAndWrite(name, overdue).finally(() => this.writes.delete(write))
       this.writes.add(write)
     }
+  }
+
+  /** Whether this overdue entry is still the pool's and the engine may still act on it. */
+  private stillOverdue(name: string, overdue: Overdue): boolean {
+    return this.overdue.get(name) === overdue && this.judgeable()
+  }
+
+  private async confirmAndWrite(name: string, overdue: Overdue): Promise<void> {
+    let lease: Lease | undefined
+    try {
+      lease = await this.confirm(name)
+    } catch (error) {
+      overdue.busy = false
+      if (this.closed) return
+      this.options.observer.confirmRead?.(name, 'failed')
+      this.options.onConfirmFailed(name, error)
+      this.failed(name, overdue, error, 'reading its Lease to confirm the silence failed')
+      return
+    }
+    if (!this.stillOverdue(name, overdue)) {
+      overdue.busy = false
+      return
+    }
+    const renewTime = lease?.spec.renewTime
+    if (renewTime !== undefined && renewTime !== this.tracker.get(name)?.renewTime) {
+      // The Lease moved and the watch has not told us (yet): a sign of life, and a hint that the watch lags.
+      overdue.busy = false
+      this.options.observer.confirmRead?.(name, 'renewed')
+      this.options.logger.info({kind: this.options.kind.name, pool: name}, 'pool not marked: a fresh read of its Lease shows a renewal the watch had not delivered')
+      if (this.tracker.observeLease(name, renewTime) === 'progress') this.progressed(name)
+      return
+    }
+    this.options.observer.confirmRead?.(name, 'silent')
+    await this.write(name, overdue)
+  }
+
+  /** The pool's Lease as the API has it now, bounded by confirmTimeoutMs on the engine's own clock. */
+  private confirm(name: string): Promise<Lease | undefined> {
+    const {clock, confirmTimeoutMs, kind} = this.options
+    const controller = new AbortController()
+    const signal = AbortSignal.any([controller.signal, this.stopping.signal])
+    return new Promise((resolve, reject) => {
+      const cancel = clock.setTimer(confirmTimeoutMs, () => {
+        const error = new Error(`get lease ${kind.leaseNamespace}/${name}: no answer within ${confirmTimeoutMs} ms`)
+        controller.abort(error)
+        reject(error)
+      })
+      this.options.confirmLease(name, signal).then(
+        (lease) => {
+          cancel()
+          resolve(lease)
+        },
+        (error: unknown) => {
+          cancel()
+          reject(error instanceof Error ? error : new Error(String(error)))
+        },
+      )
+    })
   }
 
   private async write(name: string, overdue: Overdue): Promise<void> {
@@ -194,11 +290,11 @@ export class PoolLifecycle {
     try {
       result = await writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool)})
     } catch (error) {
-      overdue.writing = false
-      this.failed(name, overdue, error)
+      overdue.busy = false
+      this.failed(name, overdue, error, 'writing Ready=Unknown failed')
       return
     }
-    overdue.writing = false
+    overdue.busy = false
     if (result.outcome !== 'written') return
     // Absorbed only while still overdue: after progress or a restart, the record holds newer news.
     if (this.overdue.get(name) === overdue) this.tracker.recordOwnWrite(name, readyOf(result.pool))
@@ -213,7 +309,7 @@ export class PoolLifecycle {
    * pool is an observation like any other: if it shows progress, the pool is no longer overdue.
    */
   private decide(name: string, pool: Pool): Omit<DesiredCondition, 'type'> | undefined {
-    if (!this.active || this.breaker.tripped || !this.tracker.has(name)) return undefined
+    if (this.breaker.tripped || !this.tracker.has(name) || !this.judgeable()) return undefined
     this.poolUpserted(pool)
     const record = this.tracker.get(name)
     if (record === undefined || !this.overdue.has(name)) return undefined
@@ -222,11 +318,11 @@ export class PoolLifecycle {
     return unknownReady(this.options.kind, pool)
   }
 
-  private failed(name: string, overdue: Overdue, error: unknown): void {
+  private failed(name: string, overdue: Overdue, error: unknown, what: string): void {
     overdue.retries++
     const delay = retryDelay(this.options, overdue.retries)
     const fields = {kind: this.options.kind.name, pool: name, err: errorMessage(error), retries: overdue.retries, retryInMs: delay}
-    this.options.logger.error(fields, 'writing Ready=Unknown failed')
+    this.options.logger.error(fields, what)
     this.options.observer.writeFailed?.(name, error)
     if (this.active && this.overdue.get(name) === overdue) this.deadlines.set(name, this.options.clock.monotonic() + delay)
   }

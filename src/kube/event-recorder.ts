@@ -3,10 +3,12 @@
  * repeat of the same event (object, reason, message) within the aggregation window bumps the count
  * of the Event already written instead of writing a new one, and a token bucket per object keeps a
  * flapping pool from flooding the API. Recording never blocks the caller and never throws: an event
- * is worth less than the work that reports it.
+ * is worth less than the work that reports it. Each request has a deadline, and Events of different
+ * objects are written independently: one hung request delays no other object's Events.
  */
 import {CoreV1Api, PatchStrategy, setHeaderOptions, type CoreV1Event, type KubeConfig} from '@kubernetes/client-node'
 import {type Clock, errorMessage, type EventSink, type Logger, type PoolEvent} from '../core/index.ts'
+import {withDeadline} from './request-deadline.ts'
 
 /** client-go's spam filter: a burst of 25 per object, then one every 5 minutes. */
 const BURST = 25
@@ -15,6 +17,8 @@ const REFILL_MS = 5 * 60_000
 const AGGREGATION_MS = 10 * 60_000
 /** Events of cluster-scoped objects live here, as kubectl and the kubelet put those of Nodes. */
 export const CLUSTER_EVENT_NAMESPACE = 'default'
+/** An Event that takes longer than this is given up (and logged): it must not hold up the next ones. */
+export const EVENT_REQUEST_TIMEOUT_MS = 10_000
 
 interface Bucket {
   tokens: number
@@ -34,6 +38,8 @@ export interface EventRecorderOptions {
   component: string
   /** Test seam: the namespace Events are written to. */
   namespace?: string
+  /** Default {@link EVENT_REQUEST_TIMEOUT_MS}. */
+  requestTimeoutMs?: number
 }
 
 export class EventRecorder implements EventSink {
@@ -42,7 +48,8 @@ export class EventRecorder implements EventSink {
   private readonly written = new Map<string, Written>()
   private readonly o: EventRecorderOptions
   private readonly namespace: string
-  private inFlight: Promise<void> = Promise.resolve()
+  /** Per object, the chain of its Events in flight: in order for one object, independent across objects. */
+  private readonly inFlight = new Map<string, Promise<void>>()
 
   constructor(options: EventRecorderOptions) {
     this.o = options
@@ -59,12 +66,18 @@ export class EventRecorder implements EventSink {
     }
     this.prune(now)
     const wall = this.o.clock.wall()
-    this.inFlight = this.inFlight.then(() => this.write(event, now, wall)).catch(() => {})
+    const chain = (this.inFlight.get(objectKey) ?? Promise.resolve())
+      .then(() => this.write(event, now, wall))
+      .catch(() => {})
+      .finally(() => {
+        if (this.inFlight.get(objectKey) === chain) this.inFlight.delete(objectKey)
+      })
+    this.inFlight.set(objectKey, chain)
   }
 
-  /** Resolves when every event recorded so far has been written (or has failed). */
-  flush(): Promise<void> {
-    return this.inFlight
+  /** Resolves when every event recorded so far has been written (or has failed, or timed out). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.inFlight.values()])
   }
 
   private take(key: string, now: number): boolean {
@@ -96,7 +109,7 @@ export class EventRecorder implements EventSink {
         previous.at = now
         await this.api.patchNamespacedEvent(
           {name: previous.name, namespace: this.namespace, body: {count: previous.count, lastTimestamp: time}},
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+          withDeadline(this.timeoutMs(), setHeaderOptions('Content-Type', PatchStrategy.MergePatch)),
         )
         return
       }
@@ -113,10 +126,14 @@ export class EventRecorder implements EventSink {
         lastTimestamp: time,
         count: 1,
       }
-      await this.api.createNamespacedEvent({namespace: this.namespace, body})
+      await this.api.createNamespacedEvent({namespace: this.namespace, body}, withDeadline(this.timeoutMs()))
       this.written.set(key, {name, count: 1, at: now})
     } catch (error) {
       this.o.logger.warn({object: `${event.kind}/${event.name}`, reason: event.reason, error: errorMessage(error)}, 'could not record event')
     }
+  }
+
+  private timeoutMs(): number {
+    return this.o.requestTimeoutMs ?? EVENT_REQUEST_TIMEOUT_MS
   }
 }

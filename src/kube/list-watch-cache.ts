@@ -5,10 +5,12 @@
  * that cannot be reopened → relist; any other end → reopen from the last resourceVersion; every retry
  * waits a bounded, jittered backoff; a watchdog restarts a silent stream; a periodic relist reconciles.
  *
- * isWhole() is true only after a list has completed and while a watch is established: it turns false at
- * once when a stream breaks or a relist starts. A stream the server closes cleanly (its watch timeout)
- * does not: it is reopened from the last resourceVersion and the server replays what happened meanwhile,
- * so nothing can be missed; if reopening fails, that failure turns it false.
+ * isWhole() is true only after a list has completed and while a watch is established or has been for
+ * less than gapToleranceMs: a gap between streams (a routine close, a broken stream, a relist, a
+ * reconnect that gets no answer, a backoff) is blindness once it lasts longer than that. A quick
+ * reconnect is not: it resumes from the last resourceVersion and the server replays what happened
+ * meanwhile, so nothing is missed, and the controller's grace periods are not restarted by routine
+ * reconnects. Every list has a deadline (in the source), so a hanging list is a gap like any other.
  *
  * An object that fails validate() is logged once (field at fault) and left out of the store; if it
  * replaces a valid version, handlers see a delete, because keeping the old version would show a state
@@ -41,6 +43,9 @@ export class ListWatchCache<T extends KubeObject> {
   private relistDue = false
   private endWatch: (() => void) | undefined
   private cancelRelist: Cancel = () => {}
+  /** Armed while a gap between streams lasts; fires when it has lasted too long. */
+  private cancelGap: Cancel | undefined
+  private everSynced = false
   private started = false
 
   constructor(options: ListWatchCacheOptions<T>) {
@@ -66,6 +71,10 @@ export class ListWatchCache<T extends KubeObject> {
   isWhole(): boolean {
     return this.health.isWhole()
   }
+  /** Whether the cache was ever whole: not whole after that is a gap, before it is not yet synced. */
+  get synced(): boolean {
+    return this.everSynced
+  }
   /** Hears each change of isWhole(), with the reason; returns the unsubscribe function. */
   onHealth(listener: HealthListener): () => void {
     return this.health.subscribe(listener)
@@ -80,6 +89,17 @@ export class ListWatchCache<T extends KubeObject> {
     return () => this.handlers.delete(handler)
   }
 
+  /**
+   * Relists soon: at once if a watch is open (it is ended for the relist), else when the loop next
+   * comes round. Repeated requests before the relist starts are one.
+   */
+  requestRelist(reason: string): void {
+    if (this.relistDue) return
+    this.o.logger.info({resource: this.o.resource, reason}, 'relist requested')
+    this.relistDue = true
+    this.endWatch?.()
+  }
+
   /** Runs until the signal aborts; resolves then, with the watch request ended and every timer cancelled. */
   async start(signal: AbortSignal): Promise<void> {
     if (this.started) throw new Error(`list+watch cache for ${this.o.resource} started twice`)
@@ -88,6 +108,7 @@ export class ListWatchCache<T extends KubeObject> {
       await this.loop(signal)
     } finally {
       this.cancelRelist()
+      this.endGap()
       this.health.set(false, 'stopped')
     }
   }
@@ -98,17 +119,16 @@ export class ListWatchCache<T extends KubeObject> {
       if (this.relistDue) listReason ??= 'periodic'
       this.relistDue = false
       if (listReason !== undefined) {
-        // A periodic relist is a reconciliation while the view is whole: the watch was healthy until
-        // this moment and the list brings the store up to date, so it does not count as blindness
-        // (otherwise the controller's blindness guard would restart every grace period at each one).
-        if (listReason !== 'periodic') this.health.set(false, `relisting (${listReason})`)
+        // A relist is a gap like any other: quick, it is no blindness (a periodic one reconciles a view
+        // that was healthy until this moment); slow, it is.
+        this.beginGap(`relisting (${listReason})`)
         this.o.observer.relist(listReason)
         try {
           await this.relist(signal)
         } catch (error) {
           if (signal.aborted) return
           const reason = translateApiError(error, {verb: 'list', resource: this.o.resource}).message
-          this.health.set(false, `list failed (${listReason})`)
+          this.beginGap(`list failed (${listReason})`)
           this.o.logger.warn({resource: this.o.resource, error: reason}, 'list failed; retrying after backoff')
           await this.pause(signal)
           continue
@@ -124,10 +144,14 @@ export class ListWatchCache<T extends KubeObject> {
         resourceVersion: this.rv,
         signal,
         onEvent: (type, object) => this.apply(type, object),
-        onEstablished: () => this.health.set(true, 'watching'),
+        onEstablished: () => {
+          this.endGap()
+          this.everSynced = true
+          this.health.set(true, 'watching')
+        },
         onEnd: (end) => {
-          const notWhole = end.kind === 'aborted' ? undefined : nextStep(end).notWhole
-          if (notWhole !== undefined) this.health.set(false, notWhole)
+          // A stream silent past the watchdog has been blind for a long while already: no tolerance.
+          if (end.kind !== 'aborted') this.beginGap(nextStep(end).notWhole ?? nextStep(end).message, end.kind === 'silent')
         },
         exposeEnd: (end) => (this.endWatch = end),
       })
@@ -147,7 +171,6 @@ export class ListWatchCache<T extends KubeObject> {
   private afterWatch(end: Exclude<WatchEnd, {kind: 'aborted'}>): string | undefined {
     const next = nextStep(end)
     if (next.restart === undefined) return next.relist
-    if (next.notWhole !== undefined) this.health.set(false, next.notWhole)
     this.o.observer.watchRestart(next.restart)
     const error = 'error' in end ? {error: errorMessage(end.error)} : {}
     this.o.logger[next.level]({resource: this.o.resource, resourceVersion: this.rv, ...error}, next.message)
@@ -199,6 +222,30 @@ export class ListWatchCache<T extends KubeObject> {
         }
       }
     }
+  }
+
+  /**
+   * A gap between streams begins (or goes on): the view stays whole for gapToleranceMs, then turns
+   * not whole until a stream is established again. Before the first sync it is not whole anyway.
+   */
+  private beginGap(reason: string, immediate = false): void {
+    if (!this.health.isWhole()) return
+    const tolerance = this.o.gapToleranceMs
+    if (tolerance <= 0 || immediate) {
+      this.endGap()
+      this.health.set(false, reason)
+      return
+    }
+    if (this.cancelGap !== undefined) return
+    this.cancelGap = this.o.clock.setTimer(tolerance, () => {
+      this.cancelGap = undefined
+      this.health.set(false, `${reason}, for more than ${tolerance} ms`)
+    })
+  }
+
+  private endGap(): void {
+    this.cancelGap?.()
+    this.cancelGap = undefined
   }
 
   private armRelist(): void {

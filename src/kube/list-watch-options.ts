@@ -34,6 +34,12 @@ export interface ListWatchCacheOptions<T> {
   watchdogMs?: number
   /** A full relist this long after the last one, reconciling the store; 0 disables. Default 10 min. */
   relistIntervalMs?: number
+  /**
+   * How long a gap between watch streams (reconnect, relist, backoff) may last before the cache is
+   * not whole. Default {@link GAP_TOLERANCE_DEFAULT_MS}: a few seconds, so that routine reconnects
+   * never count as blindness and a real outage soon does.
+   */
+  gapToleranceMs?: number
   /** Objects per list page. Default 500, client-go's page size. */
   pageSize?: number
   /** Retry delays after failures; see watch-backoff.ts for the defaults. */
@@ -49,6 +55,7 @@ export interface ResolvedOptions<T> extends Required<Omit<ListWatchCacheOptions<
 
 export const WATCHDOG_DEFAULT_MS = 120_000
 export const RELIST_DEFAULT_MS = 600_000
+export const GAP_TOLERANCE_DEFAULT_MS = 3_000
 
 export function resolveOptions<T>(options: ListWatchCacheOptions<T>): ResolvedOptions<T> {
   const noop = () => {}
@@ -59,6 +66,7 @@ export function resolveOptions<T>(options: ListWatchCacheOptions<T>): ResolvedOp
     observer: {relist: noop, watchRestart: noop, event: noop, ...options.observer},
     watchdogMs: options.watchdogMs ?? WATCHDOG_DEFAULT_MS,
     relistIntervalMs: options.relistIntervalMs ?? RELIST_DEFAULT_MS,
+    gapToleranceMs: options.gapToleranceMs ?? GAP_TOLERANCE_DEFAULT_MS,
     pageSize: options.pageSize ?? 500,
     backoff: options.backoff ?? {},
     random: options.random ?? Math.random,

@@ -5,6 +5,7 @@
  * returns the wire JSON, the same shape the watch delivers, so the store never mixes decoded and raw objects.
  */
 import {CustomObjectsApi, Watch, type KubeConfig} from '@kubernetes/client-node'
+import {withDeadline} from './request-deadline.ts'
 
 export interface ListPage<T> {
   items: T[]
@@ -50,7 +51,15 @@ export interface SourceOptions {
    * closes the stream cleanly. Undefined leaves it to the server.
    */
   timeoutSeconds?: number | (() => number)
+  /**
+   * The deadline of one list page. A list that hangs is a gap in the cache's view like any other; the
+   * deadline makes it end so that the cache retries. Default {@link LIST_TIMEOUT_DEFAULT_MS}.
+   */
+  listTimeoutMs?: number
 }
+
+/** 500 objects per page answer in well under a second on a healthy server; a minute is a stall. */
+export const LIST_TIMEOUT_DEFAULT_MS = 60_000
 
 /** The list and watch functions for one resource, and its path (for logs). */
 export function customObjectSource<T>(kc: KubeConfig, ref: ResourceRef, options: SourceOptions): {list: Lister<T>; watch: Watcher; path: string} {
@@ -61,8 +70,11 @@ export function customObjectSource<T>(kc: KubeConfig, ref: ResourceRef, options:
 
   const list: Lister<T> = async ({limit, continue: token}) => {
     const query = {group: ref.group, version: ref.version, plural: ref.plural, limit, _continue: token, ...selectors}
+    const deadline = withDeadline(options.listTimeoutMs ?? LIST_TIMEOUT_DEFAULT_MS)
     const body: unknown =
-      ref.namespace === undefined ? await api.listClusterCustomObject(query) : await api.listNamespacedCustomObject({...query, namespace: ref.namespace})
+      ref.namespace === undefined
+        ? await api.listClusterCustomObject(query, deadline)
+        : await api.listNamespacedCustomObject({...query, namespace: ref.namespace}, deadline)
     return body as ListPage<T>
   }
 

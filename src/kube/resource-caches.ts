@@ -24,6 +24,8 @@ export interface CacheDeps {
   /** Narrows a cache, e.g. `metadata.name=p1` for a poollet's own pool. */
   fieldSelector?: string
   labelSelector?: string
+  /** See ListWatchCacheOptions.gapToleranceMs. */
+  gapToleranceMs?: number
 }
 
 /** client-node's own stream timeout sits above the cache's watchdog, so that the watchdog decides. */
@@ -45,7 +47,7 @@ export function watchTimeoutSeconds(random: () => number = Math.random): number 
 
 function cacheOf<T extends KubeObject>(kc: KubeConfig, ref: ResourceRef, resource: string, deps: CacheDeps, validate?: (o: T) => ReturnType<typeof validatePool>) {
   const source = customObjectSource<T>(kc, {...ref, fieldSelector: deps.fieldSelector, labelSelector: deps.labelSelector}, {inactivityTimeoutMs: INACTIVITY_TIMEOUT_MS, timeoutSeconds: () => watchTimeoutSeconds()})
-  return new ListWatchCache<T>({resource, list: source.list, watch: source.watch, logger: deps.logger, clock: deps.clock, observer: deps.observer?.(resource), validate})
+  return new ListWatchCache<T>({resource, list: source.list, watch: source.watch, logger: deps.logger, clock: deps.clock, observer: deps.observer?.(resource), validate, gapToleranceMs: deps.gapToleranceMs})
 }
 
 export function createPoolCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<Pool & KubeObject> {

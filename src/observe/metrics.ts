@@ -6,7 +6,7 @@
  * rate() and absent() work before the first event.
  */
 import {Counter, Gauge, Histogram, Registry, collectDefaultMetrics} from 'prom-client'
-import {CONDITION_STATUSES, type PoolKindName} from '../core/index.ts'
+import {BLIND_REASONS, CONDITION_STATUSES, type PoolKindName} from '../core/index.ts'
 
 const PREFIX = 'ironpool_'
 
@@ -80,6 +80,17 @@ export interface ControllerMetrics {
   breakerOpen: Gauge<'kind'>
   /** 1 while this replica leads (or runs without leader election), else 0. */
   leader: Gauge
+  /** 1 while the kind's view is whole (the controller may judge), else 0. */
+  viewWhole: Gauge<'kind'>
+  /** Seconds the kind's view was not whole, by reason (paused, api-unanswered, watch-gap, not-synced). */
+  blindSeconds: Counter<'kind' | 'reason'>
+  /** Spells of blindness, by the reason each began with. */
+  blindSpells: Counter<'kind' | 'reason'>
+  /** The controller's API probe (a quorum read): its latency, and its failures. */
+  apiProbeDuration: Histogram
+  apiProbeFailures: Counter
+  /** Confirming reads before a mark, by outcome: silent (marked), renewed (not marked: progress), failed. */
+  confirmReads: Counter<'kind' | 'outcome'>
   cache: CacheMetrics
 }
 
@@ -95,13 +106,26 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
     leaseEvents: new Counter({name: `${PREFIX}controller_lease_events_total`, help: 'Lease watch events seen.', registers}),
     breakerOpen: new Gauge({name: `${PREFIX}controller_breaker_open`, help: 'Whether the --max-unhealthy breaker holds Unknown writes back (1) or not (0), by kind.', labelNames: ['kind'], registers}),
     leader: new Gauge({name: `${PREFIX}controller_leader`, help: 'Whether this replica is the leader (1) or not (0).', registers}),
+    viewWhole: new Gauge({name: `${PREFIX}controller_view_whole`, help: 'Whether the kind\'s view is whole (1: the controller may mark pools) or not (0).', labelNames: ['kind'], registers}),
+    blindSeconds: new Counter({name: `${PREFIX}controller_blind_seconds_total`, help: 'Seconds the kind\'s view was not whole, by reason; counted when the reason changes or the spell ends.', labelNames: ['kind', 'reason'], registers}),
+    blindSpells: new Counter({name: `${PREFIX}controller_blind_spells_total`, help: 'Spells during which the kind\'s view was not whole, by the reason each began with.', labelNames: ['kind', 'reason'], registers}),
+    apiProbeDuration: new Histogram({name: `${PREFIX}controller_api_probe_duration_seconds`, help: 'Duration of the controller\'s API probe (a quorum read), failed ones included.', buckets: CALL_BUCKETS, registers}),
+    apiProbeFailures: new Counter({name: `${PREFIX}controller_api_probe_failures_total`, help: 'API probes that failed or missed their deadline.', registers}),
+    confirmReads: new Counter({name: `${PREFIX}controller_confirm_reads_total`, help: 'Fresh Lease reads before a mark, by outcome (silent, renewed, failed).', labelNames: ['kind', 'outcome'], registers}),
     cache: createCacheMetrics(registry),
   }
+  metrics.apiProbeFailures.inc(0)
   metrics.leaseEvents.inc(0)
   metrics.leader.set(0)
   for (const kind of kinds) {
     metrics.poolsMarkedUnknown.inc({kind}, 0)
     metrics.breakerOpen.set({kind}, 0)
+    metrics.viewWhole.set({kind}, 0)
+    for (const reason of BLIND_REASONS) {
+      metrics.blindSeconds.inc({kind, reason}, 0)
+      metrics.blindSpells.inc({kind, reason}, 0)
+    }
+    for (const outcome of ['silent', 'renewed', 'failed']) metrics.confirmReads.inc({kind, outcome}, 0)
     for (const status of [...CONDITION_STATUSES, NO_READY_STATUS]) metrics.pools.set({kind, status}, 0)
   }
   return metrics

@@ -35,7 +35,10 @@ export class LifecycleFixture {
   readonly events = new RecordingEvents()
   readonly marks: MarkReport[] = []
   readonly breakers: BreakerReport[] = []
+  /** The Leases as the watch cache holds them. */
   readonly leases = new Map<string, Lease>()
+  /** The Leases as the API server holds them: what a confirming read returns. */
+  readonly apiLeases = new Map<string, Lease>()
   readonly kind: PoolKind
   readonly engine: PoolLifecycle
   private readonly delivered = new Map<string, string | undefined>()
@@ -47,6 +50,8 @@ export class LifecycleFixture {
       gracePeriodMs: GRACE,
       getPool: (name) => this.store.peek(name),
       getLease: (name) => this.leases.get(name),
+      // The API's truth: what the watch delivered, plus renewals it has not (renewUnseen).
+      confirmLease: (name) => Promise.resolve(this.apiLeases.get(name)),
       ...rest,
       kind: this.kind,
       clock: this.clock,
@@ -62,14 +67,14 @@ export class LifecycleFixture {
   }
 
   /** Creates (or replaces) a pool as its poollet or an admin would, and delivers it. */
-  putPool(name: string, options: {ready?: ConditionStatus; generation?: number; observedGeneration?: number; reason?: string; message?: string; extra?: PoolCondition[]} = {}): Pool {
-    const {ready, generation = 1, observedGeneration = generation, reason = 'HeartbeatReceived', message = 'ok', extra = []} = options
+  putPool(name: string, options: {uid?: string; ready?: ConditionStatus; generation?: number; observedGeneration?: number; reason?: string; message?: string; extra?: PoolCondition[]} = {}): Pool {
+    const {uid = `uid-${name}`, ready, generation = 1, observedGeneration = generation, reason = 'HeartbeatReceived', message = 'ok', extra = []} = options
     const conditions: PoolCondition[] = [...extra]
     if (ready !== undefined) conditions.push({type: READY_CONDITION, status: ready, reason, message, observedGeneration})
     const pool: Pool = {
       apiVersion: `${this.kind.group}/${this.kind.version}`,
       kind: this.kind.kind,
-      metadata: {name, uid: `uid-${name}`, generation},
+      metadata: {name, uid, generation},
       status: {state: 'Available', conditions},
     }
     const stored = this.store.put(pool)
@@ -79,9 +84,16 @@ export class LifecycleFixture {
 
   /** A Lease renewal as the poollet makes it, delivered through the watch. */
   renew(name: string, renewTime: string): void {
-    const lease: Lease = {name, namespace: this.kind.leaseNamespace, spec: {holderIdentity: `${name}_x`, renewTime}}
+    const lease = this.renewUnseen(name, renewTime)
     this.leases.set(name, lease)
     this.engine.leaseUpserted(lease)
+  }
+
+  /** A renewal the API server holds but the watch has not delivered (a lagging or stalled watch). */
+  renewUnseen(name: string, renewTime: string): Lease {
+    const lease: Lease = {name, namespace: this.kind.leaseNamespace, spec: {holderIdentity: `${name}_x`, renewTime}}
+    this.apiLeases.set(name, lease)
+    return lease
   }
 
   deletePool(name: string): void {

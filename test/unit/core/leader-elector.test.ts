@@ -209,6 +209,42 @@ describe('LeaderElector', () => {
     expect(store.peek(NAME)?.spec).to.deep.include({holderIdentity: OTHER, leaseTransitions: 1})
   })
 
+  it('judges the holder by the lease duration the holder wrote, not by its own flag', async () => {
+    const reach = new Reachable(store)
+    const leader = new Replica(clock, reach, ME, {leaseDurationMs: 60_000, renewDeadlineMs: 40_000}).start()
+    await clock.advance(500)
+    expect(store.peek(NAME)?.spec.leaseDurationSeconds).to.equal(60)
+    const standby = new Replica(clock, store, OTHER).start() // its own flag: 15 s
+    await clock.advance(3 * RETRY - 500)
+    const lastRenewal = clock.monotonic()
+    reach.mode = 'down'
+    while (standby.startedAt === undefined) {
+      expect(leader.elector.isLeader && standby.elector.isLeader, `two leaders at +${clock.monotonic()} ms`).to.be.false
+      await clock.advance(500)
+    }
+    expect(leader.result).to.equal('lost')
+    expect(standby.startedAt, 'not after its own 15 s: after the 60 s the holder wrote').to.be.at.least(lastRenewal + 60_000)
+  })
+
+  for (const step of [3_600_000, -3_600_000]) {
+    it(`a wall-clock step of ${step > 0 ? '+' : '-'}1h on leader and standby changes no leadership`, async () => {
+      const leader = new Replica(clock, store, ME).start()
+      await clock.advance(500)
+      const standby = new Replica(clock, store, OTHER).start()
+      await clock.advance(4 * RETRY)
+      clock.stepWall(step)
+      for (let i = 0; i < 60; i++) {
+        await clock.advance(1000)
+        expect(leader.elector.isLeader, `leader still leading at +${i} s after the step`).to.be.true
+        expect(standby.elector.isLeader).to.be.false
+      }
+      expect(leader.result).to.equal(undefined)
+      expect(store.peek(NAME)?.spec.leaseTransitions).to.equal(0)
+      // The record keeps moving: the written renewTime follows the (stepped) wall clock.
+      expect(store.peek(NAME)?.spec.renewTime?.slice(0, 13)).to.equal(new Date(clock.wall()).toISOString().slice(0, 13))
+    })
+  }
+
   it('releaseOnCancel: a clean stop aborts the leader signal, then hands the Lease back; the standby takes it on its next try', async () => {
     const leader = new Replica(clock, store, ME, {releaseOnCancel: true}).start()
     await flushPromises()

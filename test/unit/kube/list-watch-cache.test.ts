@@ -80,14 +80,13 @@ describe('ListWatchCache (fake lister and watcher, fake clock)', () => {
     await t.stop()
   })
 
-  it('an ERROR event 410 Gone turns whole false at once, relists after backoff, reports what changed meanwhile and watches from the new list', async () => {
+  it('an ERROR event 410 Gone relists after backoff, reports what changed meanwhile and watches from the new list, whole throughout a quick gap', async () => {
     const t = setup([obj('a', '10'), obj('b', '11')])
     await flushPromises()
     t.events.length = 0
     t.lister.set(obj('a', '10'), obj('c', '12'))
     t.lister.resourceVersion = '300'
     t.watcher.send('ERROR', {kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version'})
-    expect(t.cache.isWhole()).to.be.false
     expect(t.watcher.current.aborted).to.be.true
     await t.clock.advance(FIRST_BACKOFF)
     expect(t.lister.calls).to.equal(2)
@@ -95,6 +94,7 @@ describe('ListWatchCache (fake lister and watcher, fake clock)', () => {
     expect(t.watcher.current.resourceVersion).to.equal('300')
     expect(t.cache.isWhole()).to.be.true
     expect(t.counted).to.deep.equal(['relist:initial', 'restart:gone', 'relist:gone'])
+    expect(t.health).to.deep.equal(['true:watching'])
     await t.stop()
   })
 
@@ -102,25 +102,58 @@ describe('ListWatchCache (fake lister and watcher, fake clock)', () => {
     const t = setup([obj('a', '10')])
     t.watcher.failures.push(Object.assign(new Error('Gone'), {statusCode: 410}))
     await flushPromises()
-    expect(t.cache.isWhole()).to.be.false
+    expect(t.cache.isWhole(), 'never whole before its first watch').to.be.false
+    expect(t.cache.synced).to.be.false
     await t.clock.advance(FIRST_BACKOFF)
     expect(t.lister.calls).to.equal(2)
     expect(t.cache.isWhole()).to.be.true
     await t.stop()
   })
 
-  it('a broken stream turns whole false at once and reopens from the last resourceVersion after backoff, without a list', async () => {
+  it('a broken stream reopens from the last resourceVersion after backoff, without a list; a quick gap is no blindness', async () => {
     const t = setup([obj('a', '10')])
     await flushPromises()
     t.watcher.send('MODIFIED', obj('a', '120'))
     t.watcher.current.callbacks.done(new Error('socket hang up'))
-    expect(t.cache.isWhole()).to.be.false
+    expect(t.cache.isWhole()).to.be.true
     await t.clock.advance(FIRST_BACKOFF - 1)
     expect(t.watcher.opened).to.have.length(1)
     await t.clock.advance(1)
     expect(t.watcher.opened.map((w) => w.resourceVersion)).to.deep.equal(['100', '120'])
     expect(t.lister.calls).to.equal(1)
-    expect(t.health).to.deep.equal(['true:watching', 'false:watch broken', 'true:watching'])
+    expect(t.health).to.deep.equal(['true:watching'])
+    await t.stop()
+  })
+
+  it('a gap between streams longer than gapToleranceMs is blindness until a stream is established again', async () => {
+    const t = setup([obj('a', '10')], {gapToleranceMs: 1000})
+    await flushPromises()
+    expect(t.cache.synced).to.be.true
+    t.watcher.hangNext = true
+    t.watcher.current.callbacks.done(null)
+    // Reopened (after a backoff: the stream was young), but the server never answers.
+    await t.clock.advance(999)
+    expect(t.cache.isWhole()).to.be.true
+    await t.clock.advance(1)
+    expect(t.cache.isWhole()).to.be.false
+    expect(t.health.at(-1)).to.match(/^false:.*for more than 1000 ms$/)
+    t.watcher.answerHung()
+    await flushPromises()
+    expect(t.cache.isWhole()).to.be.true
+    expect(t.health).to.have.length(3)
+    await t.stop()
+  })
+
+  it('a periodic relist that hangs is blindness once it outlasts the gap tolerance', async () => {
+    const t = setup([obj('a', '10')], {gapToleranceMs: 1000, watchdogMs: 2 * RELIST})
+    await flushPromises()
+    t.lister.hangNext = true
+    await t.clock.advance(RELIST)
+    expect(t.lister.calls).to.equal(2)
+    expect(t.cache.isWhole()).to.be.true
+    await t.clock.advance(1000)
+    expect(t.cache.isWhole()).to.be.false
+    expect(t.health.at(-1)).to.match(/^false:periodic relist, for more than 1000 ms$/)
     await t.stop()
   })
 
@@ -134,7 +167,7 @@ describe('ListWatchCache (fake lister and watcher, fake clock)', () => {
     expect(t.watcher.opened).to.have.length(2)
     await t.clock.advance(400) // relist: fails
     expect(t.lister.calls).to.equal(2)
-    expect(t.cache.isWhole()).to.be.false
+    expect(t.cache.isWhole(), 'still within the gap tolerance').to.be.true
     await t.clock.advance(799)
     expect(t.lister.calls).to.equal(2)
     await t.clock.advance(1) // relist: succeeds, watch opens

@@ -18,6 +18,8 @@ export class FakeLister {
   calls = 0
   /** Errors thrown by the next calls, in order. */
   readonly failures: Error[] = []
+  /** The next call never answers (a list that hangs). */
+  hangNext = false
 
   constructor(...objects: Obj[]) {
     for (const o of objects) this.objects.set(o.metadata.name, o)
@@ -30,6 +32,10 @@ export class FakeLister {
 
   readonly list: Lister<Obj> = ({limit, continue: token}) => {
     this.calls++
+    if (this.hangNext) {
+      this.hangNext = false
+      return new Promise<ListPage<Obj>>(() => {})
+    }
     const failure = this.failures.shift()
     if (failure) return Promise.reject(failure)
     const all = [...this.objects.values()]
@@ -51,13 +57,27 @@ export class FakeWatcher {
   readonly opened: OpenedWatch[] = []
   /** done() errors for the next opens, in order: the open fails the way client-node's does. */
   readonly failures: unknown[] = []
+  /** The next open gets no answer until answerHung() (a reopened watch the server never answers). */
+  hangNext = false
+  private hung: (() => void) | undefined
 
   readonly watch: Watcher = (resourceVersion, callbacks) => {
     const opened: OpenedWatch = {resourceVersion, callbacks, aborted: false}
     this.opened.push(opened)
     const failure = this.failures.shift()
     if (failure !== undefined) callbacks.done(failure)
-    return Promise.resolve({abort: () => (opened.aborted = true)})
+    const handle = {abort: () => (opened.aborted = true)}
+    if (this.hangNext) {
+      this.hangNext = false
+      return new Promise((resolve) => (this.hung = () => resolve(handle)))
+    }
+    return Promise.resolve(handle)
+  }
+
+  /** The hung open is answered at last. */
+  answerHung(): void {
+    this.hung?.()
+    this.hung = undefined
   }
 
   get current(): OpenedWatch {
