@@ -90,7 +90,7 @@ function kindController(wiring: ControllerWiring, kind: PoolKind, events: EventR
   const lifecycle = new PoolLifecycle({
     kind,
     clock: systemClock,
-    store: createPoolStatusStore(kubeConfig, kind),
+    store: createPoolStatusStore(kubeConfig, kind, {logger}),
     getPool: (name) => pools.get(name),
     getLease: leaseOf,
     confirmLease: (name) => leaseReader.get(name),

@@ -48,7 +48,7 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
     holderIdentity: wiring.holderIdentity,
     probe,
     leases: createLeaseStore(kubeConfig, kind.leaseNamespace, {requestTimeoutMs}),
-    pools: createPoolStatusStore(kubeConfig, kind, {requestTimeoutMs}),
+    pools: createPoolStatusStore(kubeConfig, kind, {requestTimeoutMs, logger}),
     clock: systemClock,
     logger,
     intervalMs: options.heartbeatIntervalMs,

@@ -13,9 +13,10 @@ export interface DesiredCondition {
   observedGeneration?: number
 }
 
-/** The first condition of the given type, as IronCore's helpers find it. */
+/** The first condition of the given type, as IronCore's helpers find it (entries that are not objects are skipped). */
 export function findCondition(conditions: readonly PoolCondition[] | undefined, type: string): PoolCondition | undefined {
-  return conditions?.find((c) => c.type === type)
+  if (!Array.isArray(conditions)) return undefined
+  return (conditions as readonly unknown[]).find((c): c is PoolCondition => typeof c === 'object' && c !== null && (c as {type?: unknown}).type === type)
 }
 
 /** True when the meaning differs: status, reason, message or observedGeneration. Timestamps are ignored. */

@@ -1,14 +1,18 @@
 /**
  * The pool CustomResourceDefinitions, built from the kinds table. deploy/crds/ holds their rendering
- * (`npm run crds`, checked for drift by a test), and the edges validate pools read from the API against
- * the same schema: one source of truth for what a pool looks like.
+ * (`npm run crds`, checked for drift by a test). They accept what IronCore's own API accepts (its
+ * OpenAPI documents in shared/reference/ironcore-api/): any taint effect (IronCore declares no enum and
+ * acts on NoExecute), any condition status, times served as null, an atomic conditions list (no merge
+ * key, duplicates allowed), and a providerID that is immutable once set. What ironpool itself checks on
+ * read is narrower: only what the engine consumes (pool-validator.ts).
  */
-import {CONDITION_STATUSES, POOL_KIND_NAMES, POOL_KINDS, READY_CONDITION, type PoolKind, type PoolKindName} from '../core/index.ts'
+import {POOL_KIND_NAMES, POOL_KINDS, READY_CONDITION, type PoolKind, type PoolKindName} from '../core/index.ts'
 
 type Schema = Record<string, unknown>
 
 const string: Schema = {type: 'string'}
-const dateTime: Schema = {type: 'string', format: 'date-time'}
+/** metav1.Time; IronCore's API serves a zero time as null, so the CRDs store null as well. */
+const dateTime: Schema = {type: 'string', format: 'date-time', nullable: true}
 const objectReferences: Schema = {type: 'array', items: {type: 'object', required: ['name'], properties: {name: string}}}
 const resourceList: Schema = {
   type: 'object',
@@ -23,18 +27,25 @@ export const conditionSchema: Schema = {
   type: 'object',
   required: ['type', 'status', 'reason', 'message'],
   properties: {
-    type: {type: 'string', minLength: 1, maxLength: 316},
-    status: {type: 'string', enum: [...CONDITION_STATUSES]},
+    type: string,
+    status: string,
     reason: string,
     message: string,
-    observedGeneration: {type: 'integer', format: 'int64', minimum: 0},
+    observedGeneration: {type: 'integer', format: 'int64'},
     lastUpdateTime: dateTime,
     lastTransitionTime: dateTime,
   },
 }
 
+/** IronCore's rule: providerID may be set once (from empty or absent), then never changed or removed. */
+export const PROVIDER_ID_IMMUTABLE = {
+  rule: "!has(oldSelf.providerID) || oldSelf.providerID == '' || (has(self.providerID) && self.providerID == oldSelf.providerID)",
+  message: 'providerID is immutable once set',
+}
+
 const specSchema: Schema = {
   type: 'object',
+  'x-kubernetes-validations': [PROVIDER_ID_IMMUTABLE],
   properties: {
     providerID: string,
     taints: {
@@ -42,14 +53,18 @@ const specSchema: Schema = {
       items: {
         type: 'object',
         required: ['key', 'effect'],
-        properties: {key: string, value: string, effect: {type: 'string', enum: ['NoSchedule']}},
+        // No enum on effect, as in IronCore: NoSchedule and NoExecute today, whatever it adds later.
+        properties: {key: string, value: string, effect: string},
       },
     },
   },
 }
 
-/** The status fields each kind has besides state and conditions (IronCore's API types). */
-const STATUS_FIELDS: Record<PoolKindName, {states: string[]; fields: Record<string, Schema>}> = {
+/**
+ * The status fields each kind has besides state and conditions (IronCore's API types). IronCore
+ * declares an enum of states for MachinePool only.
+ */
+const STATUS_FIELDS: Record<PoolKindName, {states?: string[]; fields: Record<string, Schema>}> = {
   machine: {
     states: ['Ready', 'Pending', 'Error', 'Offline'],
     fields: {
@@ -66,11 +81,8 @@ const STATUS_FIELDS: Record<PoolKindName, {states: string[]; fields: Record<stri
       allocatable: resourceList,
     },
   },
-  volume: {
-    states: ['Available', 'Pending', 'Unavailable'],
-    fields: {availableVolumeClasses: objectReferences, capacity: resourceList, allocatable: resourceList},
-  },
-  bucket: {states: ['Available', 'Pending', 'Unavailable'], fields: {availableBucketClasses: objectReferences}},
+  volume: {fields: {availableVolumeClasses: objectReferences, capacity: resourceList, allocatable: resourceList}},
+  bucket: {fields: {availableBucketClasses: objectReferences}},
 }
 
 /** The OpenAPI v3 schema of a pool object of this kind, as the CRD declares it. */
@@ -86,14 +98,10 @@ export function poolSchema(kind: PoolKind): Schema {
       status: {
         type: 'object',
         properties: {
-          state: {type: 'string', enum: states},
+          state: states === undefined ? string : {type: 'string', enum: states},
           ...fields,
-          conditions: {
-            type: 'array',
-            items: conditionSchema,
-            'x-kubernetes-list-type': 'map',
-            'x-kubernetes-list-map-keys': ['type'],
-          },
+          // Atomic, as IronCore's list (no merge key): a writer replaces the whole list, keeping the others' entries.
+          conditions: {type: 'array', items: conditionSchema, 'x-kubernetes-list-type': 'atomic'},
         },
       },
     },

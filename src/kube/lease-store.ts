@@ -28,10 +28,11 @@ export interface LeaseStoreOptions {
 export type ServedLease = Pick<V1Lease, 'metadata'> & {spec?: object}
 
 const time = (value: unknown) => (typeof value === 'string' ? value : value instanceof Date ? value.toISOString() : undefined)
-const integer = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) ? value : undefined)
+const count = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined)
+const positive = (value: unknown) => (count(value) === 0 ? undefined : count(value))
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
-/** The core's view of a served Lease: its spec fields, each read only when it has the right type. */
+/** The core's view of a served Lease: its spec fields, each read only when well-formed (validateLease() reports the rest). */
 export function toLease(served: ServedLease): Lease {
   const spec = (served.spec ?? {}) as Record<string, unknown>
   return {
@@ -40,11 +41,11 @@ export function toLease(served: ServedLease): Lease {
     resourceVersion: served.metadata?.resourceVersion,
     spec: {
       holderIdentity: text(spec.holderIdentity),
-      leaseDurationSeconds: integer(spec.leaseDurationSeconds),
+      leaseDurationSeconds: positive(spec.leaseDurationSeconds),
       // MicroTime fields are not deserialised by client-node (no type for them): they arrive as strings.
       acquireTime: time(spec.acquireTime),
       renewTime: time(spec.renewTime),
-      leaseTransitions: integer(spec.leaseTransitions),
+      leaseTransitions: count(spec.leaseTransitions),
     },
     raw: served,
   }

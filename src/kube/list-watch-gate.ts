@@ -1,7 +1,8 @@
 /**
  * What may enter a list+watch cache's store: an object with a name that passes validate(). An object that
  * fails is logged once per distinct problem (field at fault), not on every event or relist, and counted
- * each time; the memory of logged problems holds only objects that are still invalid.
+ * each time; so is an object admitted with a problem (a malformed field the engine reads as absent, such
+ * as a pool's Ready entry). The memory of logged problems holds only objects that still have one.
  */
 import type {Logger} from '../core/index.ts'
 import type {Validation} from './list-watch-options.ts'
@@ -34,12 +35,13 @@ export class ObjectGate<T extends KubeObject> {
   /** Whether the store may hold this object under key. */
   admit(key: string, object: T): boolean {
     const result = this.init.validate?.(object) ?? {ok: true}
-    if (result.ok) {
-      this.logged.delete(key)
-      return true
+    if (!result.ok) {
+      this.reject(key, result.field, result.problem)
+      return false
     }
-    this.reject(key, result.field, result.problem)
-    return false
+    if (result.problem === undefined) this.logged.delete(key)
+    else this.note(key, result.problem.field, result.problem.problem, 'malformed field read as absent; the object is kept')
+    return true
   }
 
   /** The object is gone: a new invalid version of it would be news again. */
@@ -53,10 +55,14 @@ export class ObjectGate<T extends KubeObject> {
   }
 
   private reject(key: string, field: string, problem: string): void {
+    this.note(key, field, problem, 'invalid object left out of the cache')
+  }
+
+  private note(key: string, field: string, problem: string, message: string): void {
     this.init.onInvalid()
     const what = `${field}: ${problem}`
     if (this.logged.get(key) === what) return
     this.logged.set(key, what)
-    this.init.logger.warn({resource: this.init.resource, key, field, problem}, 'invalid object left out of the cache')
+    this.init.logger.warn({resource: this.init.resource, key, field, problem}, message)
   }
 }

@@ -3,7 +3,11 @@ import {systemClock, type Clock, type Logger} from '../core/index.ts'
 import type {Lister, Watcher} from './list-watch-source.ts'
 import type {BackoffOptions} from './watch-backoff.ts'
 
-export type Validation = {ok: true} | {ok: false; field: string; problem: string}
+/**
+ * ok: the store takes the object; a problem with it (a malformed field the engine reads as absent) is
+ * logged once. Not ok: the object is left out, logged once.
+ */
+export type Validation = {ok: true; problem?: {field: string; problem: string}} | {ok: false; field: string; problem: string}
 
 /** Counters for the metrics layer, without tying the cache to prom-client. */
 export interface CacheObserver {
@@ -25,7 +29,7 @@ export interface ListWatchCacheOptions<T> {
   clock?: Clock
   /** Default: counts nothing. */
   observer?: Partial<CacheObserver>
-  /** Checks each object before the store takes it; an invalid one is logged once and left out. Default: all valid. */
+  /** Checks each object before the store takes it; an invalid one is logged once and left out, a problem logged once. Default: all valid. */
   validate?: (object: T) => Validation
   /**
    * A stream silent this long (no event, no bookmark) is restarted. Default 2 min: twice the API

@@ -4,37 +4,67 @@
  * work on ironpool's CRDs and on IronCore's aggregated API alike (which replaces the whole list).
  */
 import {CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig} from '@kubernetes/client-node'
-import {type PoolStatusStore, type PoolKind, type Pool, NotFoundError} from '../core/index.ts'
-import {validatePool} from '../deploy/pool-validator.ts'
+import {type PoolStatusStore, type PoolKind, type Pool, type Logger, NotFoundError} from '../core/index.ts'
+import {validatePool, type Problem} from '../deploy/pool-validator.ts'
 import {attempt} from './api-errors.ts'
 import {DEFAULT_REQUEST_TIMEOUT_MS} from './lease-store.ts'
 import {withDeadline} from './request-deadline.ts'
 
-/** Checks an object read from the API before the core trusts it; throws naming the field at fault. */
-export function checkedPool(kind: PoolKind, object: unknown): Pool {
-  const result = validatePool(kind.name, object)
+/**
+ * Checks an object read from the API before the core trusts it (the fields the engine consumes); throws
+ * naming the field at fault when the engine cannot use it at all. A malformed Ready entry is taken out
+ * of the engine's view and passed to onProblem (or, without one, ignored: the pool reads as no Ready).
+ */
+export function checkedPool(kind: PoolKind, object: unknown, onProblem?: (pool: Pool, problem: Problem) => void): Pool {
+  const result = validatePool(object)
   if (!result.ok) {
     const name = (object as {metadata?: {name?: string}} | undefined)?.metadata?.name ?? '?'
     throw new Error(`${kind.plural} ${name} is malformed: ${result.field} ${result.problem}`)
   }
+  if (result.problem !== undefined) onProblem?.(result.pool, result.problem)
   return result.pool
 }
 
 export interface PoolStatusStoreOptions {
   /** The deadline of each request to the API server. Default 10 s, as the Lease store's. */
   requestTimeoutMs?: number
+  /** Where a malformed Ready entry is reported, once per pool and problem. Default: nowhere. */
+  logger?: Logger
+}
+
+/** Reports each pool's problem once, until it changes or goes away. */
+function problemReporter(kind: PoolKind, logger: Logger | undefined) {
+  const reported = new Map<string, string>()
+  return (pool: Pool, problem: Problem | undefined) => {
+    const name = pool.metadata.name
+    if (problem === undefined) {
+      reported.delete(name)
+      return
+    }
+    const what = `${problem.field}: ${problem.problem}`
+    if (reported.get(name) === what) return
+    reported.set(name, what)
+    logger?.warn({resource: kind.plural, pool: name, ...problem}, 'malformed field read as absent; the pool is kept')
+  }
 }
 
 export function createPoolStatusStore(kc: KubeConfig, kind: PoolKind, options: PoolStatusStoreOptions = {}): PoolStatusStore {
   const api = kc.makeApiClient(CustomObjectsApi)
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+  const report = problemReporter(kind, options.logger)
+  const checked = (object: unknown) => {
+    let problem: Problem | undefined
+    const pool = checkedPool(kind, object, (_, p) => (problem = p))
+    report(pool, problem)
+    return pool
+  }
   const base = {group: kind.group, version: kind.version, plural: kind.plural}
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch)
   return {
     async get(name) {
       try {
         const object: unknown = await attempt({verb: 'get', resource: `${kind.name}pool ${name}`}, () => api.getClusterCustomObject({...base, name}, withDeadline(timeoutMs)))
-        return checkedPool(kind, object)
+        return checked(object)
       } catch (error) {
         if (error instanceof NotFoundError) return undefined
         throw error
@@ -45,7 +75,7 @@ export function createPoolStatusStore(kc: KubeConfig, kind: PoolKind, options: P
       const written: unknown = await attempt({verb: 'patch', resource: `${kind.name}pool/status ${name}`}, () =>
         api.patchClusterCustomObjectStatus({...base, name, body}, withDeadline(timeoutMs, mergePatch)),
       )
-      return checkedPool(kind, written)
+      return checked(written)
     },
   }
 }

@@ -1,12 +1,12 @@
 /**
- * The watch caches ironpool keeps, built one way for every command: a kind's pools (validated against
- * the CRD's schema) and a kind's Leases, each on the robust ListWatchCache.
+ * The watch caches ironpool keeps, built one way for every command: a kind's pools and a kind's Leases,
+ * each on the robust ListWatchCache, each checked for the fields the engine consumes (pool-validator.ts).
  */
 import type {KubeConfig} from '@kubernetes/client-node'
 import type {Clock, Logger, PoolKind, Pool} from '../core/index.ts'
-import {validatePool} from '../deploy/pool-validator.ts'
+import {validateLease, validatePool} from '../deploy/pool-validator.ts'
 import {ListWatchCache, type CacheObserver} from './list-watch-cache.ts'
-import {WATCHDOG_DEFAULT_MS} from './list-watch-options.ts'
+import {WATCHDOG_DEFAULT_MS, type Validation} from './list-watch-options.ts'
 import {customObjectSource, type ResourceRef} from './list-watch-source.ts'
 import type {KubeObject} from './list-watch-store.ts'
 
@@ -45,18 +45,18 @@ export function watchTimeoutSeconds(random: () => number = Math.random): number 
   return Math.round(watchdogSeconds * (0.5 + 0.25 * random()))
 }
 
-function cacheOf<T extends KubeObject>(kc: KubeConfig, ref: ResourceRef, resource: string, deps: CacheDeps, validate?: (o: T) => ReturnType<typeof validatePool>) {
+function cacheOf<T extends KubeObject>(kc: KubeConfig, ref: ResourceRef, resource: string, deps: CacheDeps, validate?: (o: T) => Validation) {
   const source = customObjectSource<T>(kc, {...ref, fieldSelector: deps.fieldSelector, labelSelector: deps.labelSelector}, {inactivityTimeoutMs: INACTIVITY_TIMEOUT_MS, timeoutSeconds: () => watchTimeoutSeconds()})
   return new ListWatchCache<T>({resource, list: source.list, watch: source.watch, logger: deps.logger, clock: deps.clock, observer: deps.observer?.(resource), validate, gapToleranceMs: deps.gapToleranceMs})
 }
 
 export function createPoolCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<Pool & KubeObject> {
-  return cacheOf<Pool & KubeObject>(kc, {group: kind.group, version: kind.version, plural: kind.plural}, kind.plural, deps, (pool) => validatePool(kind.name, pool))
+  return cacheOf<Pool & KubeObject>(kc, {group: kind.group, version: kind.version, plural: kind.plural}, kind.plural, deps, validatePool)
 }
 
 export function createLeaseCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<RawLease> {
   const ref = {group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace: kind.leaseNamespace}
-  return cacheOf<RawLease>(kc, ref, `leases ${kind.leaseNamespace}`, deps)
+  return cacheOf<RawLease>(kc, ref, `leases ${kind.leaseNamespace}`, deps, validateLease)
 }
 
 /** The key a namespaced object has in its cache. */

@@ -54,13 +54,13 @@ describe('control plane (real kube-apiserver and etcd)', function () {
       expect(read.status.conditions).to.deep.equal([condition])
     })
 
-    it(`rejects a ${kind.kind} status that violates the schema (status: Maybe)`, async () => {
+    it(`rejects a ${kind.kind} status that violates the schema (a condition without reason and message, which IronCore requires)`, async () => {
       const api = customObjects(plane.adminKubeconfig)
       const pool = `cp-schema-${name}`
       const base = {group: kind.group, version: kind.version, plural: kind.plural}
       await api.createClusterCustomObject({...base, body: {apiVersion: `${kind.group}/${kind.version}`, kind: kind.kind, metadata: {name: pool}}})
       const patch = api.patchClusterCustomObjectStatus(
-        {...base, name: pool, body: {status: {conditions: [{type: 'Ready', status: 'Maybe', reason: 'X', message: 'y'}]}}},
+        {...base, name: pool, body: {status: {conditions: [{type: 'Ready', status: 'True'}]}}},
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       )
       expect(await statusCode(patch)).to.equal(422)

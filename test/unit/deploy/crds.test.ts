@@ -1,7 +1,8 @@
 import {expect} from 'chai'
 import {readFile, readdir} from 'node:fs/promises'
 import {renderCrdFiles} from '../../../src/deploy/render-crds.ts'
-import {validatePool} from '../../../src/deploy/pool-validator.ts'
+import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
+import {poolSchema, PROVIDER_ID_IMMUTABLE} from '../../../src/deploy/pool-crds.ts'
 
 const CRD_DIR = new URL('../../../deploy/crds/', import.meta.url)
 
@@ -12,13 +13,18 @@ describe('pool CRDs', () => {
     for (const [name, text] of rendered) expect(await readFile(new URL(name, CRD_DIR), 'utf8'), name).to.equal(text)
   })
 
-  it('declares a Ready condition schema that refuses an unknown status and requires reason and message', () => {
-    const validate = (object: object) => validatePool('bucket', object).ok
-    const pool = (condition: object) => ({apiVersion: 'storage.ironcore.dev/v1alpha1', kind: 'BucketPool', metadata: {name: 'b'}, status: {conditions: [condition]}})
-    expect(validate(pool({type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: 'ok'}))).to.be.true
-    expect(validate(pool({type: 'Ready', status: 'Maybe', reason: 'r', message: 'm'}))).to.be.false
-    expect(validate(pool({type: 'Ready', status: 'True'}))).to.be.false
-    expect(validatePool('bucket', pool({type: 'Ready', status: 'Maybe', reason: 'r', message: 'm'}))).to.deep.include({ok: false, field: '/status/conditions/0/status'})
-    expect(validate(pool({type: 'Ready', status: 'True', reason: 'r', message: 'm', lastUpdateTime: 'yesterday'}))).to.be.false
+  it('accept what IronCore accepts: any taint effect, any condition status, null times, an atomic conditions list, providerID immutable once set', () => {
+    for (const kind of Object.values(POOL_KINDS)) {
+      const schema = poolSchema(kind) as {properties: Record<string, Record<string, unknown>>}
+      const spec = schema.properties.spec as {properties: {taints: {items: {properties: {effect: object}}}}; 'x-kubernetes-validations': object[]}
+      expect(spec.properties.taints.items.properties.effect, kind.name).to.deep.equal({type: 'string'})
+      expect(spec['x-kubernetes-validations']).to.deep.equal([PROVIDER_ID_IMMUTABLE])
+      const status = schema.properties.status as {properties: {conditions: {items: {properties: Record<string, object>}; 'x-kubernetes-list-type': string}}}
+      expect(status.properties.conditions['x-kubernetes-list-type']).to.equal('atomic')
+      const condition = status.properties.conditions.items.properties
+      expect(condition.status).to.deep.equal({type: 'string'})
+      expect(condition.lastUpdateTime).to.include({nullable: true})
+      expect(condition.lastTransitionTime).to.include({nullable: true})
+    }
   })
 })
