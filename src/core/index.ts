@@ -94,3 +94,39 @@ export {
 
 // Operators: what a pool looks like beside its Lease.
 export {formatAge, holderMatchesPool, leaseExpiry, poolView, type PoolView} from './pool-view.ts'
+
+// Poollet identity: IronCore's CSR rules (poollet and approver) and when to renew a client certificate.
+export {
+  CLIENT_SIGNER,
+  CSR_API_GROUP,
+  CSR_RULES,
+  POOLLET_CSR_USAGES,
+  brokenRule,
+  judgePoolletCsr,
+  poolletCsrTemplate,
+  type CsrFacts,
+  type CsrJudgement,
+  type CsrRule,
+  type PoolletCsrTemplate,
+} from './poollet-csr.ts'
+export {
+  RENEW_AT_MAX,
+  RENEW_AT_MIN,
+  certificateState,
+  renewalTime,
+  startupIdentity,
+  type CertificateState,
+  type CertificateTimes,
+  type StartupIdentity,
+  type StartupInput,
+} from './certificate-rotation.ts'
+export {
+  IDENTITY_DEFAULTS,
+  IDENTITY_FLAGS,
+  validateIdentityOptions,
+  type IdentityInput,
+  type IdentityOptions,
+  type IdentityValidation,
+  type KubeconfigSource,
+} from './identity-options.ts'
+export {TokenBucket} from './token-bucket.ts'

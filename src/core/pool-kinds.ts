@@ -18,6 +18,13 @@ export interface PoolKind {
   /** RBAC group of this kind's poollets, and the username prefix followed by the pool name. */
   readonly poolletGroup: string
   readonly poolletUserPrefix: string
+  /**
+   * IronCore's bootstrap identities: the group a bootstrap token of this kind's poollets carries, and the
+   * subresource of certificatesigningrequests whose `create` a SubjectAccessReview checks before a
+   * poollet's client certificate is approved.
+   */
+  readonly bootstrapperGroup: string
+  readonly csrSubresource: string
   /** IRI runtime probe: gRPC service (package-qualified) and method. */
   readonly runtimeService: string
   readonly probeMethod: string
@@ -51,6 +58,8 @@ function poolKind(
     leaseNamespace: `ironcore-${name}pool-lease`,
     poolletGroup: `${group}:system:${plural}`,
     poolletUserPrefix: `${group}:system:${name}pool:`,
+    bootstrapperGroup: `system:bootstrappers:${group.replaceAll('.', '-')}:${plural}`,
+    csrSubresource: `${name}poolclient`,
     runtimeService,
     probeMethod,
     runtimeEndpointEnv: `IRI_${name.toUpperCase()}_RUNTIME_ENDPOINT`,
