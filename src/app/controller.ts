@@ -25,6 +25,7 @@ import {
 } from '../core/index.ts'
 import {createApiProbe, type ApiProbe} from '../kube/api-probe.ts'
 import {EventRecorder} from '../kube/event-recorder.ts'
+import {csrApprovalRunnables} from './csr-approval.ts'
 import {createLeaseStore, toLease} from '../kube/lease-store.ts'
 import {createPoolStatusStore} from '../kube/pool-status-store.ts'
 import {createLeaseCache, createPoolCache, leaseKey} from '../kube/resource-caches.ts'
@@ -44,6 +45,8 @@ export interface ControllerWiring {
   leaderElection?: {namespace: string; id: string; identity: string; timings: LeaderElectionTimings}
   metricsAddress?: BindAddress
   probeAddress?: BindAddress
+  /** `--approve-poollet-csrs`: approve poollets' client certificates by IronCore's rules (csr-approval.ts). */
+  approvePoolletCsrs?: boolean
   logger: Logger
 }
 
@@ -262,6 +265,7 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   manager.add({name: 'sight', group: 'caches', start: (runSignal) => sight.run(runSignal)})
   for (const k of kinds) for (const cache of k.caches) manager.add(cache)
   for (const k of kinds) manager.add(k.engine)
+  if (wiring.approvePoolletCsrs) for (const runnable of csrApprovalRunnables(wiring.kubeConfig, events, logger)) manager.add(runnable)
   logger.info(
     {kinds: wiring.kinds.map((k) => k.name), gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},
     'controller starting',

@@ -24,6 +24,11 @@ export default class Controller extends Command {
     'leader-elect-lease-duration': durationFlag({description: 'How long a leader Lease is valid without renewal.', default: CONTROLLER_DEFAULTS.leaseDurationMs}),
     'leader-elect-renew-deadline': durationFlag({description: 'How long the leader retries renewing before it gives up leadership.', default: CONTROLLER_DEFAULTS.renewDeadlineMs}),
     'leader-elect-retry-period': durationFlag({description: 'Time between leader election attempts.', default: CONTROLLER_DEFAULTS.retryPeriodMs}),
+    'approve-poollet-csrs': Flags.boolean({
+      description:
+        "Approve poollets' client certificate requests by IronCore's rules (signer kubernetes.io/kube-apiserver-client, O and CN of a pool kind, no SANs, usages exactly digital signature, key encipherment, client auth, and a SubjectAccessReview for create on certificatesigningrequests/<kind>poolclient); for clusters without IronCore's controller manager. Needs deploy/csr-approver.",
+      default: false,
+    }),
     'metrics-bind-address': bindAddressFlag({description: 'Address of /metrics; 0 turns it off.', default: ':8080'}),
     'health-probe-bind-address': bindAddressFlag({description: 'Address of /healthz and /readyz; 0 turns it off.', default: ':8081'}),
     ...loggingFlags(),
@@ -61,6 +66,7 @@ export default class Controller extends Command {
           leaderElection: le === undefined ? undefined : {...le, identity: `${hostname()}_${randomUUID()}`},
           metricsAddress: flags['metrics-bind-address'],
           probeAddress: flags['health-probe-bind-address'],
+          approvePoolletCsrs: flags['approve-poollet-csrs'],
           logger,
         },
         signal,

@@ -1,4 +1,4 @@
-/** The command lines of etcd and kube-apiserver in the local control plane. */
+/** The command lines of etcd, kube-apiserver and kube-controller-manager (the CSR signer only) in the local control plane. */
 import path from 'node:path'
 
 export const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local'
@@ -39,6 +39,27 @@ export function apiServerArgs(pki: string, port: number, etcdUrl: string, extra:
     '--service-cluster-ip-range=10.96.0.0/24',
     '--allow-privileged=true',
     '--profiling=false',
+    // Bootstrap tokens (Secrets of type bootstrap.kubernetes.io/token in kube-system) authenticate, as in
+    // a kubeadm cluster: a poollet's first identity before its CSR is issued.
+    '--enable-bootstrap-token-auth',
     ...extra,
+  ]
+}
+
+/**
+ * kube-controller-manager running only its CSR signer (the csrsigning controller), with the harness's
+ * CA, so that an approved CSR of signer kubernetes.io/kube-apiserver-client gets a certificate the API
+ * server trusts. No serving port, no leader election: it is the only one.
+ */
+export function csrSignerArgs(pki: string, kubeconfig: string, signingDurationSeconds: number): string[] {
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    '--controllers=csrsigning',
+    `--cluster-signing-cert-file=${path.join(pki, 'ca.crt')}`,
+    `--cluster-signing-key-file=${path.join(pki, 'ca.key')}`,
+    `--cluster-signing-duration=${signingDurationSeconds}s`,
+    '--leader-elect=false',
+    '--secure-port=0',
+    '--v=2',
   ]
 }

@@ -4,13 +4,13 @@
  * among them), an admin kubeconfig, and identities minted on demand so that RBAC is exercised exactly as
  * in a cluster. Used by the integration tests and by `ironpool sandbox`.
  */
-import {generateKeyPairSync} from 'node:crypto'
-import {rmSync} from 'node:fs'
+import {generateKeyPairSync, randomBytes} from 'node:crypto'
+import {existsSync, rmSync} from 'node:fs'
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {ensureBinaries, run, type Binaries} from './binaries.ts'
-import {apiServerArgs, etcdArgs, SERVICE_ACCOUNT_ISSUER} from './component-args.ts'
+import {apiServerArgs, csrSignerArgs, etcdArgs, SERVICE_ACCOUNT_ISSUER} from './component-args.ts'
 import {httpGet} from './http-get.ts'
 import {renderKubeconfig} from './kubeconfig.ts'
 import {createCertificateAuthority, type CertificateAuthority} from './pki.ts'
@@ -47,6 +47,7 @@ export class ControlPlane {
   private readonly adminCredentials: {certPem: string; keyPem: string}
   private readonly etcd: ManagedProcess
   private readonly apiServer: ManagedProcess
+  private csrSigner: ManagedProcess | undefined
   private readonly reaper: ReaperClient
   private readonly onExit: () => void
   private identities = 0
@@ -187,6 +188,59 @@ export class ControlPlane {
     this.etcd.resume()
   }
 
+  /**
+   * Starts kube-controller-manager's CSR signer with this CA: approved CSRs of the standard signers get
+   * certificates valid for signingDurationSeconds (a short one lets a test see rotation), which the
+   * signer backdates by five minutes. Only for the tests that need certificates issued.
+   */
+  async startCsrSigner(options: {signingDurationSeconds: number}): Promise<void> {
+    const binary = this.binaries['kube-controller-manager']
+    if (!existsSync(binary)) throw new Error(`no kube-controller-manager at ${binary}: KUBEBUILDER_ASSETS holds none; unset it to build the control plane with Go`)
+    if (this.csrSigner?.running) throw new Error('the CSR signer is already running')
+    const pki = path.join(this.dir, 'pki')
+    await writeFile(path.join(pki, 'ca.key'), this.ca.keyPem, {mode: 0o600})
+    this.csrSigner = new ManagedProcess({
+      name: 'kube-controller-manager',
+      command: binary,
+      logFile: path.join(this.dir, 'kube-controller-manager.log'),
+      onStart: (pid) => this.registerProcessGroup(pid),
+      args: csrSignerArgs(pki, this.adminKubeconfig, options.signingDurationSeconds),
+    })
+    this.csrSigner.start()
+  }
+
+  async stopCsrSigner(): Promise<void> {
+    await this.csrSigner?.stop()
+  }
+
+  /**
+   * A bootstrap token (a Secret of type bootstrap.kubernetes.io/token in kube-system, as kubeadm makes
+   * them): user `system:bootstrap:<id>` in `system:bootstrappers` and the given extra groups, which must
+   * start with `system:bootstrappers:`.
+   */
+  async bootstrapTokenIdentity(extraGroups: readonly string[], options: {expiration?: Date} = {}): Promise<Identity & {tokenId: string}> {
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789'
+    const token = (length: number) => [...randomBytes(length)].map((byte) => alphabet[byte % alphabet.length]).join('')
+    const id = token(6)
+    const secret = token(16)
+    await this.kubectlApply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'bootstrap.kubernetes.io/token',
+      metadata: {name: `bootstrap-token-${id}`, namespace: 'kube-system'},
+      stringData: {
+        'token-id': id,
+        'token-secret': secret,
+        'usage-bootstrap-authentication': 'true',
+        'auth-extra-groups': extraGroups.join(','),
+        ...(options.expiration && {expiration: options.expiration.toISOString().replace(/\.\d{3}Z$/, 'Z')}),
+      },
+    })
+    const username = `system:bootstrap:${id}`
+    const kubeconfig = await this.writeKubeconfig(username, {token: `${id}.${secret}`})
+    return {kubeconfig, username, groups: ['system:bootstrappers', ...extraGroups, 'system:authenticated'], tokenId: id}
+  }
+
   get apiServerRunning(): boolean {
     return this.apiServer.running
   }
@@ -202,7 +256,7 @@ export class ControlPlane {
 
   /** Process ids of the running etcd and kube-apiserver (each leads its own process group). */
   get pids(): number[] {
-    return [this.etcd.pid, this.apiServer.pid].filter((pid): pid is number => pid !== undefined)
+    return [this.etcd.pid, this.apiServer.pid, this.csrSigner?.pid].filter((pid): pid is number => pid !== undefined)
   }
 
   /**
@@ -262,6 +316,7 @@ export class ControlPlane {
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
+    await this.csrSigner?.stop()
     await this.apiServer.stop()
     await this.etcd.stop()
     await rm(this.dir, {recursive: true, force: true})

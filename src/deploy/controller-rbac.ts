@@ -3,9 +3,9 @@
  * writes only their status (the Ready=Unknown mark), records events, and holds one leader-election Lease.
  * Lease reads in the pool-lease namespaces are granted there (lease-namespaces.ts), not cluster-wide.
  */
-import {POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
+import {CLIENT_SIGNER, CSR_API_GROUP, POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
 import {clusterRole, clusterRoleBinding, namespace, role, roleBinding, serviceAccount, serviceAccountSubject, type Manifest, type PolicyRule} from './manifest.ts'
-import {CONTROLLER_NAME, CONTROLLER_NAMESPACE, LEADER_ELECTION_ID, LEADER_ELECTION_ROLE} from './names.ts'
+import {CONTROLLER_NAME, CONTROLLER_NAMESPACE, CSR_APPROVER_ROLE, LEADER_ELECTION_ID, LEADER_ELECTION_ROLE} from './names.ts'
 
 export function controllerNamespace(): Manifest[] {
   return [namespace(CONTROLLER_NAMESPACE), serviceAccount(CONTROLLER_NAME, CONTROLLER_NAMESPACE)]
@@ -45,5 +45,22 @@ export function leaderElectionRbac(): Manifest[] {
   return [
     role(LEADER_ELECTION_ROLE, CONTROLLER_NAMESPACE, LEADER_LEASE_RULES),
     roleBinding(LEADER_ELECTION_ROLE, CONTROLLER_NAMESPACE, [serviceAccountSubject(CONTROLLER_NAME, CONTROLLER_NAMESPACE)]),
+  ]
+}
+
+/**
+ * deploy/csr-approver (opt-in, with `--approve-poollet-csrs`): what IronCore's approver holds — read
+ * CSRs, update their approval, `approve` on the signer kubernetes.io/kube-apiserver-client only, and
+ * SubjectAccessReviews to ask whether a requester may have a poollet's certificate.
+ */
+export function csrApproverRbac(): Manifest[] {
+  return [
+    clusterRole(CSR_APPROVER_ROLE, [
+      {apiGroups: [CSR_API_GROUP], resources: ['certificatesigningrequests'], verbs: ['get', 'list', 'watch']},
+      {apiGroups: [CSR_API_GROUP], resources: ['certificatesigningrequests/approval'], verbs: ['update']},
+      {apiGroups: [CSR_API_GROUP], resources: ['signers'], resourceNames: [CLIENT_SIGNER], verbs: ['approve']},
+      {apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create']},
+    ]),
+    clusterRoleBinding(CSR_APPROVER_ROLE, [serviceAccountSubject(CONTROLLER_NAME, CONTROLLER_NAMESPACE)]),
   ]
 }

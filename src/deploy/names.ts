@@ -34,3 +34,11 @@ export function leaseLayerDir(kind: PoolKind): string {
 export function poolletClusterRoleName(kind: PoolKind): string {
   return `ironpool:${kind.poolletGroup}`
 }
+
+/** The ClusterRole (and binding) that lets a kind's bootstrappers and poollets request client certificates. */
+export function poolletCsrRoleName(kind: PoolKind): string {
+  return `${poolletClusterRoleName(kind)}:csr`
+}
+
+/** The controller's opt-in CSR approver (deploy/csr-approver). */
+export const CSR_APPROVER_ROLE = `${CONTROLLER_NAME}:csr-approver`

@@ -6,13 +6,13 @@
 import {stringify} from 'yaml'
 import {POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
 import {poolletPolicy, poolletPolicyBinding} from './admission-policy.ts'
-import {controllerClusterRbac, controllerNamespace, leaderElectionRbac} from './controller-rbac.ts'
+import {controllerClusterRbac, controllerNamespace, csrApproverRbac, leaderElectionRbac} from './controller-rbac.ts'
 import {controllerDeployment} from './controller-deployment.ts'
 import {controllerLeaseReaderRbac, leaseNamespaceObject, poolletLeaseRbac} from './lease-namespaces.ts'
 import {kustomization, type Manifest} from './manifest.ts'
 import {leaseLayerDir} from './names.ts'
 import {EXAMPLE_POOL, poolletDeployment} from './poollet-example.ts'
-import {poolletPoolRbac} from './poollet-rbac.ts'
+import {poolletCsrRbac, poolletPoolRbac} from './poollet-rbac.ts'
 import {poolletReadme} from './poollet-readme.ts'
 import {renderCrdFiles} from './render-crds.ts'
 
@@ -51,7 +51,15 @@ function layers(): Layer[] {
         {name: 'deployment.yaml', source: 'controller-deployment.ts', objects: [controllerDeployment()]},
       ],
     },
-    {dir: 'poollet', files: [{name: 'rbac.yaml', source: 'poollet-rbac.ts', objects: kinds.flatMap(poolletPoolRbac)}]},
+    {
+      dir: 'poollet',
+      files: [
+        {name: 'rbac.yaml', source: 'poollet-rbac.ts', objects: kinds.flatMap(poolletPoolRbac)},
+        {name: 'csr-rbac.yaml', source: 'poollet-rbac.ts', objects: kinds.flatMap(poolletCsrRbac)},
+      ],
+    },
+    // Opt-in, not in default: only for clusters without IronCore's approver (`controller --approve-poollet-csrs`).
+    {dir: 'csr-approver', files: [{name: 'rbac.yaml', source: 'controller-rbac.ts', objects: csrApproverRbac()}]},
     {dir: 'poollet/example', files: [{name: 'deployment.yaml', source: 'poollet-example.ts', objects: [poolletDeployment(POOL_KINDS.machine, EXAMPLE_POOL)]}]},
     {dir: 'policies', files: [{name: 'poollet-own-pool.yaml', source: 'admission-policy.ts', objects: [poolletPolicy(), poolletPolicyBinding()]}]},
     {dir: 'default', files: [], includes: ['../crds', '../namespaces', '../controller', '../poollet', '../policies']},
