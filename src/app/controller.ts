@@ -36,6 +36,8 @@ import {Manager} from '../runtime/manager.ts'
 import type {LeaderElection, Runnable} from '../runtime/runnable.ts'
 
 export const CONTROLLER_COMPONENT = 'ironpool-controller'
+/** At exit, Events still in flight get this long; shutdown stays within a few seconds. */
+export const EVENT_FLUSH_TIMEOUT_MS = 2_000
 
 export interface ControllerWiring {
   kubeConfig: KubeConfig
@@ -87,7 +89,8 @@ function kindController(wiring: ControllerWiring, kind: PoolKind, events: EventR
     return raw === undefined ? undefined : toLease(raw)
   }
   const timings = sightTimings(wiring.gracePeriodMs)
-  const leaseReader = createLeaseStore(kubeConfig, kind.leaseNamespace)
+  // The confirming read is bounded like the API probe: slower is blindness, not a verdict.
+  const leaseReader = createLeaseStore(kubeConfig, kind.leaseNamespace, {requestTimeoutMs: timings.probeTimeoutMs})
   let leading = false
   // canJudge and the view's observer refer to each other: neither is called before both exist.
   const lifecycle = new PoolLifecycle({
@@ -233,7 +236,8 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
       : (electionSignal, onStartedLeading) => {
           const le = wiring.leaderElection!
           const elector = new LeaderElector({
-            store: createLeaseStore(wiring.kubeConfig, le.namespace),
+            // Two tries fit in the renew deadline; a standby's hung read cannot delay its next look.
+            store: createLeaseStore(wiring.kubeConfig, le.namespace, {requestTimeoutMs: Math.max(1_000, le.timings.renewDeadlineMs / 2)}),
             clock: systemClock,
             logger,
             identity: le.identity,
@@ -273,6 +277,6 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   try {
     await manager.run(signal)
   } finally {
-    await events.flush()
+    await events.flush(EVENT_FLUSH_TIMEOUT_MS)
   }
 }

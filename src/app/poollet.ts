@@ -7,6 +7,7 @@ import type {KubeConfig} from '@kubernetes/client-node'
 import {systemClock, Heartbeat, type PoolletOptions, type Logger} from '../core/index.ts'
 import {createRuntimeProbe} from '../iri/index.ts'
 import {EventRecorder} from '../kube/event-recorder.ts'
+import {dropConnections} from '../kube/kubeconfig.ts'
 import {createLeaseStore} from '../kube/lease-store.ts'
 import {createPoolStatusStore} from '../kube/pool-status-store.ts'
 import {createPoolCache} from '../kube/resource-caches.ts'
@@ -17,6 +18,8 @@ import {recordTick} from '../observe/poollet-tick-metrics.ts'
 import {Manager} from '../runtime/manager.ts'
 
 export const POOLLET_COMPONENT = 'ironpool-poollet'
+/** At exit, Events still in flight get this long; shutdown stays within a few seconds. */
+const EVENT_FLUSH_TIMEOUT_MS = 2_000
 
 export interface PoolletWiring {
   options: PoolletOptions
@@ -54,6 +57,10 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
     intervalMs: options.heartbeatIntervalMs,
     leaseDurationMs: options.heartbeatLeaseDurationMs,
     statusTimeoutMs: options.heartbeatStatusTimeoutMs,
+    onLeaseRenewalFailed: () => {
+      const closed = dropConnections(kubeConfig)
+      logger.info({pools: closed}, 'Lease renewal failed: pooled API connections dropped, the next request dials afresh')
+    },
   })
 
   const manager = new Manager({logger})
@@ -75,6 +82,6 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
     await manager.run(signal)
   } finally {
     probe.close()
-    await events.flush()
+    await events.flush(EVENT_FLUSH_TIMEOUT_MS)
   }
 }

@@ -41,6 +41,11 @@ export interface HeartbeatOptions {
   leaseDurationMs?: number
   /** The probe's deadline. Default 5s. */
   statusTimeoutMs?: number
+  /**
+   * Called after each tick whose Lease renewal failed: the edge drops its pooled connections so that
+   * the next try dials afresh (the kubelet's onRepeatedHeartbeatFailure). Default: nothing.
+   */
+  onLeaseRenewalFailed?: (error: unknown) => void
   /** Test seams for run()'s jitter; see RunEveryOptions. */
   jitterFactor?: number
   random?: () => number
@@ -79,8 +84,8 @@ export interface TickResult {
   ready: ReadyResult
 }
 
-type Defaulted = Required<Omit<HeartbeatOptions, 'getPool' | 'events' | 'jitterFactor' | 'random'>> &
-  Pick<HeartbeatOptions, 'getPool' | 'events' | 'jitterFactor' | 'random'>
+type Optional = 'getPool' | 'events' | 'jitterFactor' | 'random' | 'onLeaseRenewalFailed'
+type Defaulted = Required<Omit<HeartbeatOptions, Optional>> & Pick<HeartbeatOptions, Optional>
 
 /** The one place heartbeat defaults are applied. */
 function withDefaults(options: HeartbeatOptions): Defaulted {
@@ -187,6 +192,11 @@ export class Heartbeat {
         return {outcome: 'took-over', durationMs, previousHolder: renewal.previousHolder}
       case 'error':
         this.logFailure(renewal.action, renewal.error, {attempts: renewal.attempts})
+        try {
+          this.options.onLeaseRenewalFailed?.(renewal.error)
+        } catch (error) {
+          this.options.logger.error({...this.fields(), err: error}, 'onLeaseRenewalFailed failed')
+        }
         return {outcome: 'error', durationMs, error: renewal.error, action: renewal.action}
     }
   }

@@ -75,9 +75,20 @@ export class EventRecorder implements EventSink {
     this.inFlight.set(objectKey, chain)
   }
 
-  /** Resolves when every event recorded so far has been written (or has failed, or timed out). */
-  async flush(): Promise<void> {
-    await Promise.all([...this.inFlight.values()])
+  /**
+   * Resolves when every event recorded so far has been written (or has failed, or timed out), or
+   * after timeoutMs if given, whichever comes first.
+   */
+  async flush(timeoutMs?: number): Promise<void> {
+    const all = Promise.all([...this.inFlight.values()])
+    if (timeoutMs === undefined) return void (await all)
+    let timer: NodeJS.Timeout | undefined
+    const expired = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))
+    try {
+      await Promise.race([all, expired])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   private take(key: string, now: number): boolean {

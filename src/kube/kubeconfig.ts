@@ -44,6 +44,7 @@ export function reuseConnections(kc: KubeConfig): void {
   const target = kc as unknown as {createDispatcher: CreateDispatcher}
   const create = target.createDispatcher.bind(kc)
   const cache = new Map<string, unknown>()
+  dispatchers.set(kc, cache)
   target.createDispatcher = (cluster, agentOptions) => {
     const hash = createHash('sha256')
     for (const part of [cluster?.server, agentOptions.ca, agentOptions.cert, agentOptions.key, agentOptions.pfx, agentOptions.passphrase, agentOptions.servername]) {
@@ -55,6 +56,24 @@ export function reuseConnections(kc: KubeConfig): void {
     if (!cache.has(key)) cache.set(key, create(cluster, agentOptions))
     return cache.get(key)
   }
+}
+
+/** Each KubeConfig's shared dispatchers, for dropConnections(). */
+const dispatchers = new WeakMap<KubeConfig, Map<string, unknown>>()
+
+/**
+ * Closes every pooled connection of this KubeConfig, so that the next request dials afresh: the
+ * kubelet's onRepeatedHeartbeatFailure, for a connection that went half-open (no reset, no answer,
+ * e.g. after a NAT or load balancer dropped it). Requests and watches in flight on them fail and are
+ * retried by their owners. Returns how many connection pools were closed.
+ */
+export function dropConnections(kc: KubeConfig): number {
+  const cache = dispatchers.get(kc)
+  if (cache === undefined) return 0
+  const pools = [...cache.values()]
+  cache.clear()
+  for (const pool of pools) void (pool as {destroy?: () => Promise<void>}).destroy?.().catch(() => {})
+  return pools.length
 }
 
 /** The identity a kubeconfig authenticates as, for logs: the user entry's name. */

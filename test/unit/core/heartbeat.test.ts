@@ -225,6 +225,19 @@ describe('Heartbeat', () => {
     expect(ready()?.status).to.equal('False')
   })
 
+  it('a failed Lease renewal asks the edge to drop its pooled connections; a good one does not', async () => {
+    const failures: unknown[] = []
+    const beat = heartbeat({onLeaseRenewalFailed: (error) => failures.push(error)})
+    await beat.tickOnce(controller.signal)
+    expect(failures).to.deep.equal([])
+    const timeout = new Error('update lease: no answer within 10s')
+    leases.script.failNext('update', () => timeout)
+    await beat.tickOnce(controller.signal)
+    expect(failures).to.deep.equal([timeout])
+    await beat.tickOnce(controller.signal)
+    expect(failures).to.have.length(1)
+  })
+
   it('a pool read or status write refused by the API is logged with verb and resource', async () => {
     pools.script.failNext('get', () => new ForbiddenError('cannot get machinepools'))
     const first = await heartbeat().tickOnce(controller.signal)
