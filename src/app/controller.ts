@@ -7,7 +7,6 @@ import {
   systemClock,
   errorMessage,
   findCondition,
-  formatDuration,
   LeaderElector,
   type LeaderElectionTimings,
   formatMaxUnhealthy,
@@ -17,9 +16,9 @@ import {
   Sight,
   sightTimings,
   ViewState,
-  type BlindSpell,
+  kindObject,
+  viewRestoredEvent,
   type PoolKind,
-  type PoolEvent,
   type Logger,
   type Pool,
 } from '../core/index.ts'
@@ -58,20 +57,6 @@ export interface ControllerWiring {
  */
 export function watchGapToleranceMs(gracePeriodMs: number): number {
   return Math.max(200, Math.min(3_000, gracePeriodMs / 4))
-}
-
-/** The Event, on the kind's CRD, that tells an operator (and `pool status`) that the controller was blind. */
-export const VIEW_RESTORED_REASON = 'ControllerViewRestored'
-
-function viewRestoredEvent(kind: PoolKind, spell: BlindSpell): PoolEvent {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    name: `${kind.plural}.${kind.group}`,
-    type: 'Warning',
-    reason: VIEW_RESTORED_REASON,
-    message: `the controller's view of ${kind.plural} was not whole for ${formatDuration(Math.round(spell.durationMs))} (${[...new Set(spell.reasons)].join(', ')}); every grace period restarted when it was whole again`,
-  }
 }
 
 /** One kind's caches and engine, wired together. */
@@ -122,9 +107,7 @@ function kindController(wiring: ControllerWiring, kind: PoolKind, events: EventR
         metrics.breakerOpen.set({kind: kind.name}, tripped ? 1 : 0)
         // The breaker concerns a kind, not a pool: its Event goes on the kind's CRD.
         events.record({
-          apiVersion: 'apiextensions.k8s.io/v1',
-          kind: 'CustomResourceDefinition',
-          name: `${kind.plural}.${kind.group}`,
+          ...kindObject(kind),
           type: tripped ? 'Warning' : 'Normal',
           reason: tripped ? 'MaxUnhealthyExceeded' : 'MaxUnhealthyRecovered',
           message: tripped

@@ -8,6 +8,8 @@ import {formatMaxUnhealthy} from './max-unhealthy.ts'
 import type {PoolKind} from './pool-kinds.ts'
 import type {Logger, PoolEvent} from './ports.ts'
 import type {Pool} from './types.ts'
+import {formatDuration} from './durations.ts'
+import type {BlindSpell} from './view-state.ts'
 
 /** Ready=Unknown with the kind's reason and message, observedGeneration = the pool's generation. */
 export function unknownReady(kind: PoolKind, pool: Pool): Omit<DesiredCondition, 'type'> {
@@ -43,4 +45,22 @@ export function logBreaker(logger: Logger, kind: PoolKind, report: BreakerReport
   const fields = {kind: kind.name, unhealthy: report.unhealthy, total: report.total, maxUnhealthy: formatMaxUnhealthy(report.limit)}
   if (report.transition === 'tripped') logger.warn(fields, 'too many pools stale at once; marking none until fewer are')
   else logger.info(fields, 'stale pools back within --max-unhealthy; marking resumes')
+}
+
+/** The reason of the Event, on a kind's CRD, that says the controller was blind: `pool status` looks for it. */
+export const VIEW_RESTORED_REASON = 'ControllerViewRestored'
+
+/** The CRD of a kind, as an Event's involved object (for what concerns the kind, not one pool). */
+export function kindObject(kind: PoolKind): Pick<PoolEvent, 'apiVersion' | 'kind' | 'name'> {
+  return {apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: `${kind.plural}.${kind.group}`}
+}
+
+export function viewRestoredEvent(kind: PoolKind, spell: BlindSpell): PoolEvent {
+  const reasons = [...new Set(spell.reasons)].join(', ')
+  return {
+    ...kindObject(kind),
+    type: 'Warning',
+    reason: VIEW_RESTORED_REASON,
+    message: `the controller's view of ${kind.plural} was not whole for ${formatDuration(Math.round(spell.durationMs))} (${reasons}); every grace period restarted when it was whole again`,
+  }
 }

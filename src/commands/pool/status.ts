@@ -5,6 +5,7 @@ import {openSession, type KubeSession} from '../../cli/kube-session.ts'
 import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
 import {OperatorError} from '../../cli/operator-errors.ts'
 import {readPools} from '../../kube/pool-snapshot.ts'
+import {controllerViewNotes} from '../../kube/controller-view-notes.ts'
 import {OUTPUT_FORMATS, PoolStatusPrinter, type PoolStatusResult} from '../../cli/pool-status-printer.ts'
 import {watchPools, type PoolWatchOptions} from '../../kube/pool-view-watch.ts'
 import {servedKinds} from '../../kube/served-kinds.ts'
@@ -44,6 +45,8 @@ export default class PoolStatus extends Command {
     try {
       session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
       const kinds = await servedKinds(session.kc, Object.values(POOL_KINDS), flags.kind?.map((name) => POOL_KINDS[name]))
+      // Asked beside the pools, not after them: the note costs no extra round trip of waiting.
+      const notes = controllerViewNotes(session.kc, kinds, Date.now())
       const snapshot = await readPools(session.kc, kinds, {selector: flags.selector, names})
       const views = snapshot.entries.map((e) => poolView(e.kind, e.pool, e.lease, Date.now()))
       const printer = new PoolStatusPrinter({
@@ -54,6 +57,7 @@ export default class PoolStatus extends Command {
         err: (line) => process.stderr.write(`${line}\n`),
       })
       for (const line of snapshot.malformed) process.stderr.write(`warning: ${line}\n`)
+      for (const line of await notes) process.stderr.write(`note: ${line}\n`)
       if (!this.jsonEnabled()) printer.printAll(views, flags.watch)
       if (snapshot.missing.length > 0) throw new OperatorError(`pool ${snapshot.missing.join(', ')} not found among ${kinds.map((k) => k.plural).join(', ')}`)
       if (flags.watch) {
