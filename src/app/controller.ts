@@ -35,6 +35,12 @@ import {Manager} from '../runtime/manager.ts'
 import type {LeaderElection, Runnable} from '../runtime/runnable.ts'
 
 export const CONTROLLER_COMPONENT = 'ironpool-controller'
+/**
+ * The deadline of an Unknown write (and the reads of its conflicts): 5 s, the default lease duration
+ * minus the renew deadline, so that a write sent just before leadership is lost cannot outlast the
+ * moment a standby may take over.
+ */
+const UNKNOWN_WRITE_TIMEOUT_MS = 5_000
 /** At exit, Events still in flight get this long; shutdown stays within a few seconds. */
 export const EVENT_FLUSH_TIMEOUT_MS = 2_000
 
@@ -81,7 +87,8 @@ function kindController(wiring: ControllerWiring, kind: PoolKind, events: EventR
   const lifecycle = new PoolLifecycle({
     kind,
     clock: systemClock,
-    store: createPoolStatusStore(kubeConfig, kind, {logger}),
+    // An Unknown write is aborted when leadership ends; its deadline bounds one that hangs all the same.
+    store: createPoolStatusStore(kubeConfig, kind, {logger, requestTimeoutMs: UNKNOWN_WRITE_TIMEOUT_MS}),
     getPool: (name) => pools.get(name),
     getLease: leaseOf,
     confirmLease: (name) => leaseReader.get(name),

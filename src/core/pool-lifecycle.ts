@@ -52,8 +52,11 @@ export class PoolLifecycle {
   private leader = false
   private whole = false
   private closed = false
-  /** Aborts the confirming reads in flight on close. */
-  private readonly stopping = new AbortController()
+  /**
+   * Aborted at every change of leader, whole or closed: the reads and writes in flight belong to the
+   * period that ended (e.g. leadership lost: no write of ours may land while another leader writes).
+   */
+  private era = new AbortController()
 
   constructor(options: PoolLifecycleOptions) {
     this.options = lifecycleDefaults(options)
@@ -107,7 +110,6 @@ export class PoolLifecycle {
   /** Stops all timers and writes for good; resolves when the write in flight has finished. */
   async close(): Promise<void> {
     this.closed = true
-    this.stopping.abort(new Error('the lifecycle engine stopped'))
     this.restart()
     await this.drain()
   }
@@ -148,6 +150,8 @@ export class PoolLifecycle {
 
   /** On every change of leader or whole: drop all deadlines; if now active, start every grace period afresh. */
   private restart(): void {
+    this.era.abort(new Error(this.closed ? 'the lifecycle engine stopped' : !this.leader ? 'leadership lost' : 'the view is not whole'))
+    this.era = new AbortController()
     this.deadlines.clear()
     this.overdue.clear()
     if (!this.active) return
@@ -232,12 +236,14 @@ export class PoolLifecycle {
   }
 
   private async confirmAndWrite(name: string, overdue: Overdue): Promise<void> {
+    const era = this.era.signal
     let lease: Lease | undefined
     try {
-      lease = await this.confirm(name)
+      lease = await this.confirm(name, era)
     } catch (error) {
       overdue.busy = false
-      if (this.closed) return
+      // Aborted because leadership or the view changed: no failure, nothing to tell the sight.
+      if (era.aborted) return
       this.options.observer.confirmRead?.(name, 'failed')
       this.options.onConfirmFailed(name, error)
       this.failed(name, overdue, error, 'reading its Lease to confirm the silence failed')
@@ -257,14 +263,14 @@ export class PoolLifecycle {
       return
     }
     this.options.observer.confirmRead?.(name, 'silent')
-    await this.write(name, overdue)
+    await this.write(name, overdue, era)
   }
 
   /** The pool's Lease as the API has it now, bounded by confirmTimeoutMs on the engine's own clock. */
-  private confirm(name: string): Promise<Lease | undefined> {
+  private confirm(name: string, era: AbortSignal): Promise<Lease | undefined> {
     const {clock, confirmTimeoutMs, kind} = this.options
     const controller = new AbortController()
-    const signal = AbortSignal.any([controller.signal, this.stopping.signal])
+    const signal = AbortSignal.any([controller.signal, era])
     return new Promise((resolve, reject) => {
       const cancel = clock.setTimer(confirmTimeoutMs, () => {
         const error = new Error(`get lease ${kind.leaseNamespace}/${name}: no answer within ${confirmTimeoutMs} ms`)
@@ -284,13 +290,14 @@ export class PoolLifecycle {
     })
   }
 
-  private async write(name: string, overdue: Overdue): Promise<void> {
+  private async write(name: string, overdue: Overdue, era: AbortSignal): Promise<void> {
     const {store, clock, getPool} = this.options
     let result: ReadyWriteResult
     try {
-      result = await writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool)})
+      result = await writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era})
     } catch (error) {
       overdue.busy = false
+      if (era.aborted) return
       this.failed(name, overdue, error, 'writing Ready=Unknown failed')
       return
     }

@@ -21,14 +21,14 @@ export interface LeaseStore {
 
 /** The pools of one kind, and their status conditions. */
 export interface PoolStatusStore {
-  /** The pool, or undefined when it does not exist. */
-  get(name: string): Promise<Pool | undefined>
+  /** The pool, or undefined when it does not exist. signal, when given, ends the request early. */
+  get(name: string, signal?: AbortSignal): Promise<Pool | undefined>
   /**
    * Writes the whole conditions list of the pool's status, with resourceVersion as precondition
    * (ConflictError when the pool moved; NotFoundError when it is gone). Nothing else in the status
    * is touched. Whole-list, because IronCore's aggregated API replaces the list on a merge patch.
    */
-  writeConditions(name: string, resourceVersion: string, conditions: PoolCondition[]): Promise<Pool>
+  writeConditions(name: string, resourceVersion: string, conditions: PoolCondition[], signal?: AbortSignal): Promise<Pool>
 }
 
 /** Records an event about a pool (deduplicated and rate-limited by the edge). */

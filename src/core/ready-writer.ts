@@ -33,12 +33,14 @@ export interface ReadyWriteOptions {
   /** A pool already in hand (from a cache or the previous tick); read from the store when absent. */
   current?: Pool
   attempts?: number
+  /** Ends the reads and writes in flight (e.g. leadership lost): no write may land after it aborts. */
+  signal?: AbortSignal
 }
 
 export async function writeReady(options: ReadyWriteOptions): Promise<ReadyWriteResult> {
-  const {store, clock, name, decide} = options
+  const {store, clock, name, decide, signal} = options
   const attempts = options.attempts ?? READY_WRITE_ATTEMPTS
-  let pool = options.current ?? (await store.get(name))
+  let pool = options.current ?? (await store.get(name, signal))
   for (let attempt = 1; ; attempt++) {
     if (pool === undefined) return {outcome: 'not-found'}
     const decided = decide(pool)
@@ -48,12 +50,13 @@ export async function writeReady(options: ReadyWriteOptions): Promise<ReadyWrite
     if (!conditionDiffers(findCondition(conditions, READY_CONDITION), desired)) return {outcome: 'unchanged', pool}
     try {
       const next = setCondition(conditions, desired, new Date(clock.wall()))
-      const written = await store.writeConditions(name, pool.metadata.resourceVersion ?? '', next)
+      signal?.throwIfAborted()
+      const written = await store.writeConditions(name, pool.metadata.resourceVersion ?? '', next, signal)
       return {outcome: 'written', pool: written}
     } catch (error) {
       if (error instanceof NotFoundError) return {outcome: 'not-found'}
       if (!(error instanceof ConflictError) || attempt >= attempts) throw error
-      pool = await store.get(name)
+      pool = await store.get(name, signal)
     }
   }
 }

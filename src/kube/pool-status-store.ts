@@ -61,19 +61,19 @@ export function createPoolStatusStore(kc: KubeConfig, kind: PoolKind, options: P
   const base = {group: kind.group, version: kind.version, plural: kind.plural}
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch)
   return {
-    async get(name) {
+    async get(name, signal) {
       try {
-        const object: unknown = await attempt({verb: 'get', resource: `${kind.name}pool ${name}`}, () => api.getClusterCustomObject({...base, name}, withDeadline(timeoutMs)))
+        const object: unknown = await attempt({verb: 'get', resource: `${kind.name}pool ${name}`}, () => api.getClusterCustomObject({...base, name}, withDeadline(timeoutMs, undefined, {signal})))
         return checked(object)
       } catch (error) {
         if (error instanceof NotFoundError) return undefined
         throw error
       }
     },
-    async writeConditions(name, resourceVersion, conditions) {
+    async writeConditions(name, resourceVersion, conditions, signal) {
       const body = {metadata: {resourceVersion}, status: {conditions}}
       const written: unknown = await attempt({verb: 'patch', resource: `${kind.name}pool/status ${name}`}, () =>
-        api.patchClusterCustomObjectStatus({...base, name, body}, withDeadline(timeoutMs, mergePatch)),
+        api.patchClusterCustomObjectStatus({...base, name, body}, withDeadline(timeoutMs, mergePatch, {signal})),
       )
       return checked(written)
     },

@@ -4,7 +4,7 @@
  * that counts only the pools a mark would change.
  */
 import {expect} from 'chai'
-import type {Lease} from '../../../../src/core/types.ts'
+import type {Lease, Pool, PoolCondition} from '../../../../src/core/types.ts'
 import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
 
 const HOUR = 3_600_000
@@ -108,6 +108,35 @@ describe('controller lifecycle: trustworthy verdicts', () => {
       await fx.advance(GRACE)
       expect(fx.writes).to.equal(0)
     })
+  })
+
+  describe('no write outlives the period it was made in', () => {
+    for (const [what, end] of [
+      ['leadership is lost', (fx: LifecycleFixture) => fx.engine.setLeader(false)],
+      ['the view stops being whole', (fx: LifecycleFixture) => fx.engine.setViewWhole(false)],
+    ] as const) {
+      it(`aborts the Unknown write in flight when ${what}; nothing lands afterwards`, async () => {
+        const fx = new LifecycleFixture()
+        const held: {signal: AbortSignal | undefined; release: () => void}[] = []
+        const write = fx.store.writeConditions.bind(fx.store)
+        fx.store.writeConditions = (name: string, rv: string, conditions: PoolCondition[], signal?: AbortSignal) =>
+          new Promise<Pool>((resolve, reject) => {
+            const release = () => (signal?.aborted ? reject(signal.reason as Error) : resolve(write(name, rv, conditions)))
+            signal?.addEventListener('abort', () => reject(signal.reason as Error), {once: true})
+            held.push({signal, release})
+          })
+        fx.putPool('p', {ready: 'True'})
+        await fx.advance(GRACE)
+        expect(held).to.have.length(1)
+        end(fx)
+        expect(held[0]!.signal?.aborted).to.be.true
+        held[0]!.release()
+        await fx.advance(0)
+        expect(fx.ready('p')?.status).to.equal('True')
+        expect(fx.marks).to.deep.equal([])
+        expect(fx.logger.at('error'), 'an aborted write is no failure').to.deep.equal([])
+      })
+    }
   })
 
   describe('the sight', () => {
