@@ -6,6 +6,8 @@
 import {CoordinationV1Api, CustomObjectsApi, type KubeConfig} from '@kubernetes/client-node'
 import {errorMessage, type PoolKind, type Lease, type Pool} from '../core/index.ts'
 import {attempt} from './api-errors.ts'
+import {DEFAULT_REQUEST_TIMEOUT_MS} from './lease-store.ts'
+import {withDeadline} from './request-deadline.ts'
 import {toLease} from './lease-store.ts'
 import {checkedPool} from './pool-status-store.ts'
 
@@ -49,11 +51,11 @@ async function readKind(kc: KubeConfig, kind: PoolKind, options: SnapshotOptions
   const [rawPools, v1Leases] = await Promise.all([
     attempt({verb: 'list', resource: kind.plural}, () =>
       listAllPages((token) =>
-        custom.listClusterCustomObject({group: kind.group, version: kind.version, plural: kind.plural, labelSelector: options.selector, limit: PAGE_SIZE, _continue: token}) as Promise<{items: unknown[]}>,
+        custom.listClusterCustomObject({group: kind.group, version: kind.version, plural: kind.plural, labelSelector: options.selector, limit: PAGE_SIZE, _continue: token}, withDeadline(DEFAULT_REQUEST_TIMEOUT_MS)) as Promise<{items: unknown[]}>,
       ),
     ),
     attempt({verb: 'list', resource: `leases in ${kind.leaseNamespace}`}, () =>
-      listAllPages((token) => coordination.listNamespacedLease({namespace: kind.leaseNamespace, limit: PAGE_SIZE, _continue: token})),
+      listAllPages((token) => coordination.listNamespacedLease({namespace: kind.leaseNamespace, limit: PAGE_SIZE, _continue: token}, withDeadline(DEFAULT_REQUEST_TIMEOUT_MS))),
     ),
   ])
   const leases = new Map(v1Leases.map((v1) => [v1.metadata?.name ?? '', toLease(v1)]))

@@ -6,6 +6,8 @@
 import {CustomObjectsApi, type KubeConfig} from '@kubernetes/client-node'
 import {NotFoundError, type PoolKind} from '../core/index.ts'
 import {attempt} from './api-errors.ts'
+import {DEFAULT_REQUEST_TIMEOUT_MS} from './lease-store.ts'
+import {withDeadline} from './request-deadline.ts'
 
 export function crdName(kind: PoolKind): string {
   return `${kind.plural}.${kind.group}`
@@ -33,7 +35,7 @@ export class NoPoolKindServedError extends Error {
 /** The plural resources served in one group/version; empty when the group/version is not served at all. */
 async function servedResources(api: CustomObjectsApi, group: string, version: string): Promise<Set<string>> {
   try {
-    const list = await attempt({verb: 'discover', resource: `${group}/${version}`}, () => api.getAPIResources({group, version}))
+    const list = await attempt({verb: 'discover', resource: `${group}/${version}`}, () => api.getAPIResources({group, version}, withDeadline(DEFAULT_REQUEST_TIMEOUT_MS)))
     return new Set(list.resources.map((r) => r.name))
   } catch (error) {
     if (error instanceof NotFoundError) return new Set()
