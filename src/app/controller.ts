@@ -21,9 +21,11 @@ import {
   type PoolKind,
   type Logger,
   type Pool,
+  type StatusWritePlan,
 } from '../core/index.ts'
 import {createApiProbe, type ApiProbe} from '../kube/api-probe.ts'
 import {EventRecorder} from '../kube/event-recorder.ts'
+import {describeWritePlan, learnWritePlan} from '../kube/served-schema.ts'
 import {csrApprovalRunnables} from './csr-approval.ts'
 import {createLeaseStore, toLease} from '../kube/lease-store.ts'
 import {createPoolStatusStore} from '../kube/pool-status-store.ts'
@@ -66,7 +68,7 @@ export function watchGapToleranceMs(gracePeriodMs: number): number {
 }
 
 /** One kind's caches and engine, wired together. */
-function kindController(wiring: ControllerWiring, kind: PoolKind, events: EventRecorder, metrics: ControllerMetrics, sight: Sight) {
+function kindController(wiring: ControllerWiring, kind: PoolKind, plan: StatusWritePlan, events: EventRecorder, metrics: ControllerMetrics, sight: Sight) {
   const {kubeConfig, logger} = wiring
   const observer = (resource: string) => ({
     relist: (reason: string) => metrics.cache.relists.inc({resource, reason}),
@@ -99,7 +101,9 @@ function kindController(wiring: ControllerWiring, kind: PoolKind, events: EventR
     logger: logger,
     gracePeriodMs: wiring.gracePeriodMs,
     maxUnhealthy: wiring.maxUnhealthy,
+    plan,
     observer: {
+      unmarkable: (report) => metrics.staleUnmarkable.inc({kind: kind.name, reason: report.reason}),
       confirmRead: (_name, outcome) => {
         metrics.confirmReads.inc({kind: kind.name, outcome})
         // The Lease moved and its watch did not say so: the watch lags or is stuck; a relist mends it.
@@ -216,7 +220,10 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   const timings = sightTimings(wiring.gracePeriodMs)
   const probeNamespace = wiring.kinds[0]?.leaseNamespace ?? 'default'
   const sight = new Sight({clock: systemClock, logger, probe: measuredProbe(createApiProbe(wiring.kubeConfig, probeNamespace, timings.probeTimeoutMs), metrics), ...timings})
-  const kinds = wiring.kinds.map((kind) => kindController(wiring, kind, events, metrics, sight))
+  // What each kind's API can hold of a Ready condition, learnt once (IronCore's BucketPool: nothing).
+  const plans = await Promise.all(wiring.kinds.map((kind) => learnWritePlan(wiring.kubeConfig, kind, {logger})))
+  wiring.kinds.forEach((kind, i) => logger.info({kind: kind.name}, `write plan: ${describeWritePlan(kind, plans[i]!)}`))
+  const kinds = wiring.kinds.map((kind, i) => kindController(wiring, kind, plans[i]!, events, metrics, sight))
 
   metrics.leader.set(wiring.leaderElection === undefined ? 1 : 0)
 

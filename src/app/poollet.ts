@@ -11,6 +11,7 @@ import {dropConnections} from '../kube/kubeconfig.ts'
 import {createLeaseStore} from '../kube/lease-store.ts'
 import {createPoolStatusStore} from '../kube/pool-status-store.ts'
 import {createPoolCache} from '../kube/resource-caches.ts'
+import {describeWritePlan, learnWritePlan} from '../kube/served-schema.ts'
 import type {BindAddress} from '../observe/bind-address.ts'
 import {observeServers} from '../observe/http-server.ts'
 import {createPoolletMetrics, createRegistry} from '../observe/metrics.ts'
@@ -43,7 +44,12 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
   // As the kubelet bounds its heartbeat client: no request may outlast a beat or the Lease.
   const requestTimeoutMs = Math.min(options.heartbeatIntervalMs, options.heartbeatLeaseDurationMs)
   const events = new EventRecorder({kubeConfig, clock: systemClock, logger, component: POOLLET_COMPONENT})
+  // What the API can hold of the pool's Ready, learnt once; said once, here (IronCore's BucketPool: nothing).
+  const plan = await learnWritePlan(kubeConfig, kind, {logger, requestTimeoutMs})
+  if (plan.conditions) logger.info({conditionFields: plan.conditionFields}, `write plan: ${describeWritePlan(kind, plan)}`)
+  else logger.warn({}, `write plan: ${describeWritePlan(kind, plan)}`)
   const heartbeat = new Heartbeat({
+    plan,
     events,
     getPool: () => (poolCache.isWhole() ? poolCache.get(options.poolName) : undefined),
     kind,

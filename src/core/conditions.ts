@@ -2,7 +2,7 @@
  * Condition helpers with IronCore's timestamp rules: lastUpdateTime moves on every set,
  * lastTransitionTime only when the condition is new or its status changed.
  */
-import type {ConditionStatus, PoolCondition} from './types.ts'
+import {FULL_WRITE_PLAN, type ConditionStatus, type PoolCondition, type StatusWritePlan} from './types.ts'
 
 /** What a writer decides: the meaning of a condition, without its timestamps. */
 export interface DesiredCondition {
@@ -32,12 +32,14 @@ export function conditionDiffers(current: PoolCondition | undefined, desired: De
 
 /**
  * A new conditions list with the first condition of desired.type replaced (or appended when absent);
- * every other entry is kept as it was, in place.
+ * every other entry is kept as it was, in place. The new entry carries only the fields the plan says
+ * the server keeps (IronCore's VolumePool has no lastUpdateTime).
  */
 export function setCondition(
   conditions: readonly PoolCondition[] | undefined,
   desired: DesiredCondition,
   now: Date,
+  plan: StatusWritePlan = FULL_WRITE_PLAN,
 ): PoolCondition[] {
   const list = [...(conditions ?? [])]
   const index = list.findIndex((c) => c.type === desired.type)
@@ -55,6 +57,8 @@ export function setCondition(
         ? stamp
         : current.lastTransitionTime,
   }
+  const kept = new Set<string>(plan.conditionFields)
+  for (const field of Object.keys(next) as (keyof PoolCondition)[]) if (!kept.has(field)) delete next[field]
   if (index >= 0) list[index] = next
   else list.push(next)
   return list

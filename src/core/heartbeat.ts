@@ -14,7 +14,7 @@ import {POOLLET_DEFAULTS} from './poollet-options.ts'
 import type {EventSink, LeaseStore, Logger, PoolStatusStore, RuntimeProbe} from './ports.ts'
 import {writeReady} from './ready-writer.ts'
 import {runEvery} from './run-every.ts'
-import type {ConditionStatus, Pool} from './types.ts'
+import {FULL_WRITE_PLAN, type ConditionStatus, type Pool, type StatusWritePlan} from './types.ts'
 
 export interface HeartbeatOptions {
   kind: PoolKind
@@ -35,6 +35,11 @@ export interface HeartbeatOptions {
    * Unknown above all.)
    */
   getPool?: () => Pool | undefined
+  /**
+   * What the serving API can hold of the pool's status. Without conditions (IronCore's BucketPool) the
+   * heartbeat probes and renews the Lease, and writes no Ready. Default {@link FULL_WRITE_PLAN}.
+   */
+  plan?: StatusWritePlan
   /** Default 10s. */
   intervalMs?: number
   /** Written as leaseDurationSeconds, rounded up to whole seconds. Default 40s. */
@@ -69,8 +74,11 @@ export interface LeaseResult {
 }
 
 export interface ReadyResult {
-  /** skipped: shutdown began before Ready's turn. */
-  outcome: 'written' | 'unchanged' | 'not-found' | 'error' | 'skipped'
+  /**
+   * skipped: shutdown began before Ready's turn. not-writable: the API has no conditions for the kind.
+   * not-held: written, but the object the server returned does not carry it.
+   */
+  outcome: 'written' | 'unchanged' | 'not-found' | 'error' | 'skipped' | 'not-writable' | 'not-held'
   /** The Ready status decided by this tick (absent when skipped). */
   status?: ConditionStatus
   error?: unknown
@@ -94,6 +102,7 @@ function withDefaults(options: HeartbeatOptions): Defaulted {
     intervalMs: options.intervalMs ?? POOLLET_DEFAULTS.heartbeatIntervalMs,
     leaseDurationMs: options.leaseDurationMs ?? POOLLET_DEFAULTS.heartbeatLeaseDurationMs,
     statusTimeoutMs: options.statusTimeoutMs ?? POOLLET_DEFAULTS.heartbeatStatusTimeoutMs,
+    plan: options.plan ?? FULL_WRITE_PLAN,
   }
 }
 
@@ -202,8 +211,9 @@ export class Heartbeat {
   }
 
   private async publishReady(probe: ProbeResult): Promise<ReadyResult> {
-    const {kind, poolName, pools, clock, getPool} = this.options
+    const {kind, poolName, pools, clock, getPool, plan} = this.options
     const decided = this.desiredReady(probe)
+    if (!plan.conditions) return {outcome: 'not-writable', status: decided.status}
     // The store, recording which call is in flight, so a failure names it.
     let action = `get ${kind.name}pool ${poolName}`
     const store: PoolStatusStore = {
@@ -223,6 +233,7 @@ export class Heartbeat {
         name: poolName,
         decide: (pool) => ({...decided, observedGeneration: pool.metadata.generation ?? 0}),
         current: getPool?.(),
+        plan,
       })
       switch (result.outcome) {
         case 'written':
@@ -247,6 +258,15 @@ export class Heartbeat {
         case 'not-found':
           this.options.logger.error(this.fields(), `pool ${poolName} not found`)
           return {outcome: 'not-found', status: decided.status}
+        case 'not-writable': // handled above, before any read
+          return {outcome: 'not-writable', status: decided.status}
+        case 'not-held':
+          // No Event and no "Ready=" line: nothing was stored. The next tick tries again.
+          this.options.logger.warn(
+            {...this.fields(), status: decided.status, reason: decided.reason},
+            `pool ${poolName} Ready=${decided.status} was written, but the API did not keep it`,
+          )
+          return {outcome: 'not-held', status: decided.status}
       }
     } catch (error) {
       this.logFailure(action, error)

@@ -15,7 +15,7 @@ export {
   type PoolKindName,
 } from './pool-kinds.ts'
 export type * from './types.ts'
-export {CONDITION_STATUSES} from './types.ts'
+export {CONDITION_FIELDS, CONDITION_STATUSES, FULL_WRITE_PLAN} from './types.ts'
 export {conditionDiffers, findCondition, formatMicroTime, formatTime, setCondition, type DesiredCondition} from './conditions.ts'
 export {AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError, ProbeError, errorMessage} from './errors.ts'
 export type {EventSink, LeaseStore, Logger, PoolEvent, PoolStatusStore, RuntimeProbe} from './ports.ts'
@@ -58,7 +58,9 @@ export {
   type LifecycleObserver,
   type MarkReport,
   type PoolLifecycleOptions,
+  type UnmarkableReport,
 } from './lifecycle-options.ts'
+export {unmarkableMessage} from './lifecycle-reports.ts'
 export {
   MAX_UNHEALTHY_FLAG,
   exceedsMaxUnhealthy,

@@ -6,7 +6,7 @@ import type {Clock} from './clock.ts'
 import type {BreakerTransition, MaxUnhealthy} from './max-unhealthy.ts'
 import type {PoolKind} from './pool-kinds.ts'
 import type {EventSink, Logger, PoolStatusStore} from './ports.ts'
-import type {Lease, Pool} from './types.ts'
+import {FULL_WRITE_PLAN, type Lease, type Pool, type StatusWritePlan} from './types.ts'
 
 /** IEP-15's and Kubernetes' node-monitor grace period since v1.32. */
 export const DEFAULT_GRACE_PERIOD_MS = 50_000
@@ -54,6 +54,14 @@ export interface LifecycleObserver {
    * 'failed' (no answer in time: blindness, not a verdict).
    */
   confirmRead?(name: string, outcome: ConfirmOutcome): void
+  /** A stale pool the engine could not mark (the API has no conditions for the kind, or did not keep the write). */
+  unmarkable?(report: UnmarkableReport): void
+}
+
+/** Why a stale pool stays unmarked: the API cannot hold a Ready ('no-conditions') or dropped it ('not-held'). */
+export interface UnmarkableReport {
+  name: string
+  reason: 'no-conditions' | 'not-held'
 }
 
 export interface PoolLifecycleOptions {
@@ -82,6 +90,8 @@ export interface PoolLifecycleOptions {
   canJudge?: () => boolean
   events: EventSink
   logger: Logger
+  /** What the serving API can hold of the kind's status. Default FULL_WRITE_PLAN (ironpool's CRDs). */
+  plan?: StatusWritePlan
   /** Default {@link DEFAULT_GRACE_PERIOD_MS}. */
   gracePeriodMs?: number
   /** Default: off. */
@@ -103,6 +113,7 @@ export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecy
     confirmTimeoutMs: options.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS,
     onConfirmFailed: options.onConfirmFailed ?? (() => {}),
     canJudge: options.canJudge ?? (() => true),
+    plan: options.plan ?? FULL_WRITE_PLAN,
     gracePeriodMs: options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS,
     observer: options.observer ?? {},
     retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,

@@ -3,7 +3,7 @@
  * and the reports (log line plus observer hook) of a mark and of a breaker transition.
  */
 import type {DesiredCondition} from './conditions.ts'
-import type {BreakerReport, MarkReport} from './lifecycle-options.ts'
+import type {BreakerReport, MarkReport, UnmarkableReport} from './lifecycle-options.ts'
 import {formatMaxUnhealthy} from './max-unhealthy.ts'
 import type {PoolKind} from './pool-kinds.ts'
 import type {Logger, PoolEvent} from './ports.ts'
@@ -63,4 +63,20 @@ export function viewRestoredEvent(kind: PoolKind, spell: BlindSpell): PoolEvent 
     reason: VIEW_RESTORED_REASON,
     message: `the controller's view of ${kind.plural} was not whole for ${formatDuration(Math.round(spell.durationMs))} (${reasons}); every grace period restarted when it was whole again`,
   }
+}
+
+/** Why a stale pool stays unmarked, as the Event, the log line and `pool status` say it. */
+export function unmarkableMessage(kind: PoolKind, reason: UnmarkableReport['reason']): string {
+  return reason === 'no-conditions'
+    ? `stale, cannot be marked: this API has no conditions for ${kind.plural}`
+    : `stale, cannot be marked: the API did not keep the Ready condition written to ${kind.plural}`
+}
+
+/** The Event about a stale pool that could not be marked: a report of staleness, not a claim of a mark. */
+export function unmarkableEvent(kind: PoolKind, pool: Pool, reason: UnmarkableReport['reason']): PoolEvent {
+  return {...unknownEvent(kind, pool), reason: `${kind.kind}StaleUnmarked`, message: unmarkableMessage(kind, reason)}
+}
+
+export function logUnmarkable(logger: Logger, kind: PoolKind, report: UnmarkableReport): void {
+  logger.warn({kind: kind.name, pool: report.name, reason: report.reason}, `pool ${report.name} ${unmarkableMessage(kind, report.reason)}`)
 }

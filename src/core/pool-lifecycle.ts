@@ -21,7 +21,7 @@ import {DeadlineQueue} from './deadline-queue.ts'
 import {errorMessage} from './errors.ts'
 import {HealthTracker, readyOf, type HealthRecord} from './health-tracker.ts'
 import {lifecycleDefaults, retryDelay, type PoolLifecycleOptions, type ResolvedLifecycleOptions} from './lifecycle-options.ts'
-import {logBreaker, logMark, markReport, unknownEvent, unknownReady} from './lifecycle-reports.ts'
+import {logBreaker, logMark, logUnmarkable, markReport, unknownEvent, unknownReady, unmarkableEvent} from './lifecycle-reports.ts'
 import {UnhealthyBreaker} from './max-unhealthy.ts'
 import {writeReady, type ReadyWriteResult} from './ready-writer.ts'
 import type {Lease, Pool} from './types.ts'
@@ -32,6 +32,8 @@ interface Overdue {
   retries: number
   /** Its confirming read or its write is in flight. */
   busy: boolean
+  /** The API cannot hold a mark for it (reported once): nothing more is tried until it progresses. */
+  unmarkable?: boolean
 }
 
 export interface BreakerState {
@@ -222,7 +224,7 @@ export class PoolLifecycle {
     for (const name of names) {
       const overdue = this.overdue.get(name)
       // A pending deadline on an overdue pool is a retry's backoff: wait for it.
-      if (overdue === undefined || overdue.busy || this.deadlines.has(name)) continue
+      if (overdue === undefined || overdue.busy || overdue.unmarkable || this.deadlines.has(name)) continue
       if (this.tracker.get(name)?.readyStatus === 'Unknown') continue
       overdue.busy = true
       const write = this.confirmAndWrite(name, overdue).finally(() => this.writes.delete(write))
@@ -294,7 +296,7 @@ export class PoolLifecycle {
     const {store, clock, getPool} = this.options
     let result: ReadyWriteResult
     try {
-      result = await writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era})
+      result = await writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era, plan: this.options.plan})
     } catch (error) {
       overdue.busy = false
       if (era.aborted) return
@@ -302,6 +304,15 @@ export class PoolLifecycle {
       return
     }
     overdue.busy = false
+    if (result.outcome === 'not-writable' || result.outcome === 'not-held') {
+      // Staleness reported, never claimed as a mark: nothing was stored.
+      overdue.unmarkable = true
+      const report = {name, reason: result.outcome === 'not-writable' ? 'no-conditions' : 'not-held'} as const
+      logUnmarkable(this.options.logger, this.options.kind, report)
+      this.options.events.record(unmarkableEvent(this.options.kind, result.pool, report.reason))
+      this.options.observer.unmarkable?.(report)
+      return
+    }
     if (result.outcome !== 'written') return
     // Absorbed only while still overdue: after progress or a restart, the record holds newer news.
     if (this.overdue.get(name) === overdue) this.tracker.recordOwnWrite(name, readyOf(result.pool))

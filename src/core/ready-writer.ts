@@ -8,7 +8,7 @@ import {READY_CONDITION} from './pool-kinds.ts'
 import {conditionDiffers, findCondition, setCondition, type DesiredCondition} from './conditions.ts'
 import {ConflictError, NotFoundError} from './errors.ts'
 import type {PoolStatusStore} from './ports.ts'
-import type {Pool} from './types.ts'
+import {FULL_WRITE_PLAN, type Pool, type StatusWritePlan} from './types.ts'
 
 /**
  * Conflicts are answered by re-reading: each one means another writer got there first, so a few
@@ -23,6 +23,10 @@ export type ReadyWriteResult =
   /** decide() returned undefined: the writer no longer wants to write. */
   | {outcome: 'declined'; pool: Pool}
   | {outcome: 'not-found'}
+  /** The serving API has no conditions for this kind (the plan): nothing written. */
+  | {outcome: 'not-writable'; pool: Pool}
+  /** The server answered the write, but the object it returned does not carry the decided Ready: not done. */
+  | {outcome: 'not-held'; pool: Pool}
 
 export interface ReadyWriteOptions {
   store: PoolStatusStore
@@ -35,11 +39,14 @@ export interface ReadyWriteOptions {
   attempts?: number
   /** Ends the reads and writes in flight (e.g. leadership lost): no write may land after it aborts. */
   signal?: AbortSignal
+  /** What the serving API can hold. Default {@link FULL_WRITE_PLAN} (ironpool's CRDs). */
+  plan?: StatusWritePlan
 }
 
 export async function writeReady(options: ReadyWriteOptions): Promise<ReadyWriteResult> {
   const {store, clock, name, decide, signal} = options
   const attempts = options.attempts ?? READY_WRITE_ATTEMPTS
+  const plan = options.plan ?? FULL_WRITE_PLAN
   let pool = options.current ?? (await store.get(name, signal))
   for (let attempt = 1; ; attempt++) {
     if (pool === undefined) return {outcome: 'not-found'}
@@ -48,11 +55,14 @@ export async function writeReady(options: ReadyWriteOptions): Promise<ReadyWrite
     const desired: DesiredCondition = {type: READY_CONDITION, ...decided}
     const conditions = pool.status?.conditions
     if (!conditionDiffers(findCondition(conditions, READY_CONDITION), desired)) return {outcome: 'unchanged', pool}
+    if (!plan.conditions) return {outcome: 'not-writable', pool}
     try {
-      const next = setCondition(conditions, desired, new Date(clock.wall()))
+      const next = setCondition(conditions, desired, new Date(clock.wall()), plan)
       signal?.throwIfAborted()
       const written = await store.writeConditions(name, pool.metadata.resourceVersion ?? '', next, signal)
-      return {outcome: 'written', pool: written}
+      // A write counts only if the server kept it: an API that drops unknown fields answers 200 all the same.
+      const held = !conditionDiffers(findCondition(written.status?.conditions, READY_CONDITION), desired)
+      return {outcome: held ? 'written' : 'not-held', pool: written}
     } catch (error) {
       if (error instanceof NotFoundError) return {outcome: 'not-found'}
       if (!(error instanceof ConflictError) || attempt >= attempts) throw error

@@ -19,6 +19,23 @@ export interface PoolCondition {
   lastTransitionTime?: string | null
 }
 
+/** The fields of a condition, in IronCore's JSON order. */
+export const CONDITION_FIELDS = ['type', 'status', 'reason', 'message', 'observedGeneration', 'lastUpdateTime', 'lastTransitionTime'] as const satisfies readonly (keyof PoolCondition)[]
+export type ConditionField = (typeof CONDITION_FIELDS)[number]
+
+/**
+ * What the serving API can hold of a pool kind's status, learnt from it at start (OpenAPI): whether the
+ * status has a conditions list at all (IronCore's BucketPool has none), and which condition fields it
+ * keeps (IronCore's VolumePoolCondition has no lastUpdateTime). A write carries nothing else.
+ */
+export interface StatusWritePlan {
+  conditions: boolean
+  conditionFields: readonly ConditionField[]
+}
+
+/** ironpool's own CRDs: conditions with every field. */
+export const FULL_WRITE_PLAN: StatusWritePlan = {conditions: true, conditionFields: CONDITION_FIELDS}
+
 export interface Taint {
   key: string
   value?: string

@@ -91,6 +91,8 @@ export interface ControllerMetrics {
   apiProbeFailures: Counter
   /** Confirming reads before a mark, by outcome: silent (marked), renewed (not marked: progress), failed. */
   confirmReads: Counter<'kind' | 'outcome'>
+  /** Stale pools that could not be marked (the API has no conditions for the kind, or did not keep the write), by reason. */
+  staleUnmarkable: Counter<'kind' | 'reason'>
   cache: CacheMetrics
 }
 
@@ -112,6 +114,7 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
     apiProbeDuration: new Histogram({name: `${PREFIX}controller_api_probe_duration_seconds`, help: 'Duration of the controller\'s API probe (a quorum read), failed ones included.', buckets: CALL_BUCKETS, registers}),
     apiProbeFailures: new Counter({name: `${PREFIX}controller_api_probe_failures_total`, help: 'API probes that failed or missed their deadline.', registers}),
     confirmReads: new Counter({name: `${PREFIX}controller_confirm_reads_total`, help: 'Fresh Lease reads before a mark, by outcome (silent, renewed, failed).', labelNames: ['kind', 'outcome'], registers}),
+    staleUnmarkable: new Counter({name: `${PREFIX}controller_stale_unmarkable_total`, help: 'Pools found stale that could not be marked Unknown, by reason (no-conditions: the API has no conditions for the kind; not-held: the API did not keep the write).', labelNames: ['kind', 'reason'], registers}),
     cache: createCacheMetrics(registry),
   }
   metrics.apiProbeFailures.inc(0)
@@ -126,6 +129,7 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
       metrics.blindSpells.inc({kind, reason}, 0)
     }
     for (const outcome of ['silent', 'renewed', 'failed']) metrics.confirmReads.inc({kind, outcome}, 0)
+    for (const reason of ['no-conditions', 'not-held']) metrics.staleUnmarkable.inc({kind, reason}, 0)
     for (const status of [...CONDITION_STATUSES, NO_READY_STATUS]) metrics.pools.set({kind, status}, 0)
   }
   return metrics

@@ -81,6 +81,8 @@ export class FakeLeaseStore implements LeaseStore {
 
 export class FakePoolStatusStore implements PoolStatusStore {
   readonly script = new CallScript<'get' | 'writeConditions'>()
+  /** As IronCore's API for BucketPool: a write of conditions is answered, but the list is dropped. */
+  dropsConditions = false
   private readonly pools = new Map<string, Pool>()
 
   get(name: string): Promise<Pool | undefined> {
@@ -94,6 +96,7 @@ export class FakePoolStatusStore implements PoolStatusStore {
       if (resourceVersion !== current.metadata.resourceVersion) {
         throw new ConflictError(`Operation cannot be fulfilled on pool "${name}": the object has been modified`)
       }
+      if (this.dropsConditions) return this.store({...current})
       return this.store({...current, status: {...current.status, conditions: copy(conditions)}})
     })
   }

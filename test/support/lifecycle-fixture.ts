@@ -4,7 +4,7 @@
  * as the watch (deliver what changed), and read writes, events, logs and metric reports from here.
  */
 import type {MaxUnhealthy} from '../../src/core/max-unhealthy.ts'
-import type {BreakerReport, MarkReport, PoolLifecycleOptions} from '../../src/core/lifecycle-options.ts'
+import type {BreakerReport, MarkReport, PoolLifecycleOptions, UnmarkableReport} from '../../src/core/lifecycle-options.ts'
 import {PoolLifecycle} from '../../src/core/pool-lifecycle.ts'
 import {POOL_KINDS, READY_CONDITION, type PoolKind} from '../../src/core/pool-kinds.ts'
 import type {EventSink, PoolEvent} from '../../src/core/ports.ts'
@@ -35,6 +35,7 @@ export class LifecycleFixture {
   readonly events = new RecordingEvents()
   readonly marks: MarkReport[] = []
   readonly breakers: BreakerReport[] = []
+  readonly unmarkable: UnmarkableReport[] = []
   /** The Leases as the watch cache holds them. */
   readonly leases = new Map<string, Lease>()
   /** The Leases as the API server holds them: what a confirming read returns. */
@@ -58,7 +59,7 @@ export class LifecycleFixture {
       store: this.store,
       events: this.events,
       logger: this.logger,
-      observer: {marked: (r) => this.marks.push(r), breaker: (r) => this.breakers.push(r)},
+      observer: {marked: (r) => this.marks.push(r), breaker: (r) => this.breakers.push(r), unmarkable: (r) => this.unmarkable.push(r)},
     })
     if (active) {
       this.engine.setLeader(true)
