@@ -199,7 +199,8 @@ export class PoolLifecycle {
 
   /** Updates the breaker; on recovery, marks the pools it held back. */
   private judge(): void {
-    if (!this.active) return
+    // Counting walks the overdue pools: without a breaker (the default) there is nothing to count for.
+    if (!this.active || this.breaker.limit === undefined) return
     const transition = this.breaker.update(this.newlyStale(), this.tracker.size)
     const limit = this.breaker.limit
     if (transition === undefined || limit === undefined) return
