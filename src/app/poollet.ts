@@ -17,6 +17,7 @@ import {observeServers} from '../observe/http-server.ts'
 import {createPoolletMetrics, createRegistry} from '../observe/metrics.ts'
 import {recordTick} from '../observe/poollet-tick-metrics.ts'
 import {Manager} from '../runtime/manager.ts'
+import type {Runnable} from '../runtime/runnable.ts'
 
 export const POOLLET_COMPONENT = 'ironpool-poollet'
 /** At exit, Events still in flight get this long; shutdown stays within a few seconds. */
@@ -25,6 +26,8 @@ const EVENT_FLUSH_TIMEOUT_MS = 2_000
 export interface PoolletWiring {
   options: PoolletOptions
   kubeConfig: KubeConfig
+  /** The client certificate's rotation (poollet-kubeconfig.ts), when on. */
+  rotation?: Runnable
   runtimeEndpoint: string
   holderIdentity: string
   metricsAddress?: BindAddress
@@ -76,6 +79,7 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
   }
   // Not in the 'caches' group: nothing waits for it to sync.
   manager.add({name: 'pool cache', start: (cacheSignal) => poolCache.start(cacheSignal)})
+  if (wiring.rotation !== undefined) manager.add(wiring.rotation)
   manager.add({
     name: 'heartbeat',
     start: (runSignal) => heartbeat.run(runSignal, (result) => recordTick(metrics, kind.name, result, systemClock.wall())),

@@ -1,10 +1,21 @@
 import {Command, Flags} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
 import {runPoollet} from '../app/poollet.ts'
-import {failUsage, kubeconfigFlag, loggingFlags, bindAddressFlag, withEnv} from '../cli/flags.ts'
+import {poolletKubeConfig} from '../app/poollet-kubeconfig.ts'
+import {failUsage, loggingFlags, bindAddressFlag, withEnv} from '../cli/flags.ts'
 import {kubeConfigOrUsageError, runUntilSignalled} from '../cli/long-running.ts'
-import {defaultHolderIdentity, POOL_KIND_NAMES, POOLLET_DEFAULTS, validatePoolletOptions, formatDuration} from '../core/index.ts'
+import {
+  defaultHolderIdentity,
+  IDENTITY_DEFAULTS,
+  POOL_KIND_NAMES,
+  POOLLET_DEFAULTS,
+  systemClock,
+  validateIdentityOptions,
+  validatePoolletOptions,
+  formatDuration,
+} from '../core/index.ts'
 import {discoverRuntimeEndpoint} from '../iri/index.ts'
+import {limitRequestRate} from '../kube/request-rate.ts'
 import {createLogger} from '../observe/logger.ts'
 
 // Durations are read as text and validated together in the core, so that every bad value (and every
@@ -28,7 +39,23 @@ export default class Poollet extends Command {
     'heartbeat-lease-duration': duration("The Lease's leaseDurationSeconds; > --heartbeat-interval.", POOLLET_DEFAULTS.heartbeatLeaseDurationMs),
     'heartbeat-status-timeout': duration('Deadline of each runtime probe; > 0 and < --heartbeat-interval.', POOLLET_DEFAULTS.heartbeatStatusTimeoutMs),
     'holder-identity': Flags.string({description: 'Holder identity written to the Lease. Default: <pool-name>_<random uuid>, fixed for the process.'}),
-    kubeconfig: kubeconfigFlag(),
+    kubeconfig: Flags.string({
+      description:
+        'Path to a kubeconfig. Default: in-cluster configuration, then $KUBECONFIG, then ~/.kube/config. With --bootstrap-kubeconfig or --rotate-certificates: where the issued kubeconfig is kept (mode 0600).',
+    }),
+    'kubeconfig-secret-name': Flags.string({description: 'Name of a Secret holding the kubeconfig (field kubeconfig), read and written with the in-cluster credentials; instead of --kubeconfig.'}),
+    'kubeconfig-secret-namespace': Flags.string({description: "Namespace of --kubeconfig-secret-name. Default: $POD_NAMESPACE, then the ServiceAccount's namespace, then default."}),
+    'bootstrap-kubeconfig': Flags.string({
+      description: `Path to a bootstrap kubeconfig (e.g. a bootstrap token in group system:bootstrappers:<group>:<kind>pools): when the kubeconfig is missing or its certificate (about to be) expired, request a client certificate with a CSR and keep the issued kubeconfig.`,
+    }),
+    'rotate-certificates': Flags.boolean({description: 'Renew the client certificate at 70–90 % of its lifetime and switch to it without a restart.', default: false}),
+    'certificate-request-timeout': Flags.string({
+      description: 'How long a certificate signing request may wait to be approved and issued before it is given up and retried.',
+      default: formatDuration(IDENTITY_DEFAULTS.csrTimeoutMs),
+      helpValue: '<duration>',
+    }),
+    qps: Flags.string({description: 'Kubernetes client requests per second.', default: String(IDENTITY_DEFAULTS.qps), helpValue: '<number>'}),
+    burst: Flags.integer({description: 'Kubernetes client burst.', default: IDENTITY_DEFAULTS.burst}),
     'metrics-bind-address': bindAddressFlag({description: 'Address of /metrics, e.g. :9090; 0 turns it off.', default: '0'}),
     ...loggingFlags(),
   })
@@ -43,10 +70,24 @@ export default class Poollet extends Command {
       heartbeatStatusTimeout: flags['heartbeat-status-timeout'],
       runtimeDiscoveryTimeout: flags['runtime-socket-discovery-timeout'],
     })
-    if (!validation.ok) failUsage(this, validation.errors)
+    const identityValidation = validateIdentityOptions({
+      kubeconfig: flags.kubeconfig,
+      secretName: flags['kubeconfig-secret-name'],
+      secretNamespace: flags['kubeconfig-secret-namespace'],
+      bootstrapKubeconfig: flags['bootstrap-kubeconfig'],
+      rotateCertificates: flags['rotate-certificates'],
+      qps: Number(flags.qps),
+      burst: flags.burst,
+      csrTimeout: flags['certificate-request-timeout'],
+    })
+    const errors = [...(validation.ok ? [] : validation.errors), ...(identityValidation.ok ? [] : identityValidation.errors)]
+    if (!validation.ok || !identityValidation.ok) failUsage(this, errors)
     const options = validation.options
+    const identity = identityValidation.options
 
-    const kubeConfig = kubeConfigOrUsageError(this, flags.kubeconfig)
+    // A plain kubeconfig file (or the default rules) is read now, so that a bad one is a usage error.
+    const plain = identity.source.type === 'secret' || identity.bootstrapKubeconfig !== undefined || identity.rotateCertificates ? undefined : kubeConfigOrUsageError(this, flags.kubeconfig)
+    if (plain !== undefined) limitRequestRate(plain, identity, systemClock)
     const logger = createLogger({level: flags['log-level'], format: flags['log-format']}).child({kind: options.kind.name, pool: options.poolName})
     await runUntilSignalled(this, logger, async (signal) => {
       const runtimeEndpoint = await discoverRuntimeEndpoint({
@@ -55,8 +96,9 @@ export default class Poollet extends Command {
         timeoutMs: options.runtimeDiscoveryTimeoutMs,
         signal,
       })
+      const {kubeConfig, rotation} = plain !== undefined ? {kubeConfig: plain, rotation: undefined} : await poolletKubeConfig(identity, {kind: options.kind, pool: options.poolName, logger}, signal)
       const holderIdentity = flags['holder-identity'] ?? defaultHolderIdentity(options.poolName, randomUUID())
-      await runPoollet({options, kubeConfig, runtimeEndpoint, holderIdentity, metricsAddress: flags['metrics-bind-address'], logger}, signal)
+      await runPoollet({options, kubeConfig, rotation, runtimeEndpoint, holderIdentity, metricsAddress: flags['metrics-bind-address'], logger}, signal)
     })
   }
 }

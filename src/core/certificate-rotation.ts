@@ -5,16 +5,20 @@
  * - Renew at a jittered 70–90 % of the lifetime, so that poollets whose certificates were issued together
  *   do not all ask at once.
  * - The lifetime starts when the certificate was obtained when the poollet knows it (it just got it from
- *   its CSR), else at notBefore. Why: Kubernetes' signer backdates notBefore by five minutes for clock
- *   skew, which for a short-lived certificate (minutes) would put 70 % of the lifetime before the moment
- *   it was issued, and renew it at once, in a loop. A certificate read at start counts from notBefore,
- *   which renews early at worst.
+ *   its CSR), else five minutes after notBefore. Why: Kubernetes' signer backdates notBefore by exactly
+ *   five minutes for clock skew (pkg/controller/certificates/signer), which for a short-lived
+ *   certificate would put 70 % of the lifetime before the moment it was issued, and renew it at once, in
+ *   a loop (the kubelet counts from notBefore and lives with it because its certificates last a year).
+ *   For a certificate of days the five minutes are noise; one that lives less than five minutes in all
+ *   counts from notBefore.
  * - At start, a certificate already past 90 % of its lifetime (the latest renewal point), expired, or not
  *   yet valid is not trusted to last through a renewal: with a bootstrap kubeconfig, bootstrap again.
  */
 
 export const RENEW_AT_MIN = 0.7
 export const RENEW_AT_MAX = 0.9
+/** How far Kubernetes' CSR signer backdates notBefore. */
+export const SIGNER_BACKDATE_MS = 5 * 60_000
 
 export interface CertificateTimes {
   /** Wall-clock milliseconds. */
@@ -25,7 +29,8 @@ export interface CertificateTimes {
 }
 
 function lifetimeStart(cert: CertificateTimes): number {
-  return cert.obtainedAt === undefined ? cert.notBefore : Math.max(cert.notBefore, Math.min(cert.obtainedAt, cert.notAfter))
+  if (cert.obtainedAt !== undefined) return Math.max(cert.notBefore, Math.min(cert.obtainedAt, cert.notAfter))
+  return cert.notAfter - cert.notBefore > SIGNER_BACKDATE_MS ? cert.notBefore + SIGNER_BACKDATE_MS : cert.notBefore
 }
 
 /** The wall time at which to renew: start + (70–90 %) of the lifetime; random() in [0, 1). */
