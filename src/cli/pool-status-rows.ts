@@ -46,11 +46,14 @@ export function statusCells(view: PoolView, options: {wide?: boolean; colour?: b
     view.leaseDurationSeconds === undefined ? NONE : `${view.leaseDurationSeconds}s`,
     expiredText(view),
   ]
-  if (options.wide) cells.push(view.message || NONE, view.skew.join('; ') || NONE)
+  if (options.wide) cells.push(view.message || NONE, [...view.skew, ...view.notes].join('; ') || NONE)
   return cells
 }
 
-/** Footnotes for a plain table (wide shows them in NOTES): one line per skewed timestamp. */
+/** Footnotes for a plain table (wide shows them in NOTES): one line per skewed timestamp, one per other note. */
 export function skewNotes(views: readonly PoolView[]): string[] {
-  return views.flatMap((view) => view.skew.map((note) => `${SKEW_MARK} ${view.kind}pool ${view.name}: ${note}; its ages are display only`))
+  return views.flatMap((view) => [
+    ...view.skew.map((note) => `${SKEW_MARK} ${view.kind}pool ${view.name}: ${note}; its ages are display only`),
+    ...view.notes.map((note) => `${view.kind}pool ${view.name}: ${note}`),
+  ])
 }

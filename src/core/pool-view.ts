@@ -4,6 +4,7 @@
  * time in the future) the view says so instead of showing a negative age.
  */
 import {findCondition} from './conditions.ts'
+import {unmarkableMessage} from './lifecycle-reports.ts'
 import {READY_CONDITION, type PoolKind} from './pool-kinds.ts'
 import type {ConditionStatus, Lease, Pool} from './types.ts'
 
@@ -27,12 +28,19 @@ export interface PoolView {
   lease: 'valid' | 'expired' | 'missing' | 'no-renew'
   /** Warnings about timestamps that look skewed against the local clock. */
   skew: string[]
+  /** Other notes for the operator, e.g. a stale pool that the API cannot hold a mark for. */
+  notes: string[]
+}
+
+export interface PoolViewOptions {
+  /** False when the API has no conditions for the kind (IronCore's BucketPool): staleness cannot be marked. Default true. */
+  canMark?: boolean
 }
 
 /** Timestamps up to this far ahead are ordinary clock jitter between machines, not skew worth a word. */
 const SKEW_TOLERANCE_MS = 2_000
 
-export function poolView(kind: PoolKind, pool: Pool, lease: Lease | undefined, now: number): PoolView {
+export function poolView(kind: PoolKind, pool: Pool, lease: Lease | undefined, now: number, options: PoolViewOptions = {}): PoolView {
   const ready = findCondition(pool.status?.conditions, READY_CONDITION)
   const skew: string[] = []
   const age = (field: string, time: string | null | undefined): number | undefined => {
@@ -68,6 +76,8 @@ export function poolView(kind: PoolKind, pool: Pool, lease: Lease | undefined, n
     expiresAt: lease === undefined ? undefined : leaseExpiry(lease.spec),
     lease: leaseState,
     skew,
+    // Display only, as EXPIRED is: the controller judges staleness on its own clock and says so by Event.
+    notes: options.canMark === false && leaseState !== 'valid' ? [unmarkableMessage(kind, 'no-conditions')] : [],
   }
 }
 

@@ -19,6 +19,8 @@ export interface PoolWatchOptions {
   /** What was printed already (the first table): only departures from it are reported. */
   printed: readonly PoolView[]
   onChange: (view: PoolView) => void
+  /** Whether the API can hold a Ready for the kind (see PoolViewOptions). Default: always. */
+  canMark?: (kind: PoolKind) => boolean
   /** Default: the system clock. */
   clock?: Clock
 }
@@ -27,7 +29,7 @@ export interface PoolWatchOptions {
 const EXPIRY_MARGIN_MS = 50
 /** What a row says, without the ages that move every second: a change here is a new row. */
 function rowKey(view: PoolView): string {
-  return JSON.stringify([view.ready, view.reason, view.message, view.holder, view.lease, view.leaseDurationSeconds, view.skew.length > 0])
+  return JSON.stringify([view.ready, view.reason, view.message, view.holder, view.lease, view.leaseDurationSeconds, view.skew.length > 0, view.notes])
 }
 
 const id = (kind: PoolKind, name: string) => `${kind.name}/${name}`
@@ -59,7 +61,7 @@ export async function watchPools(options: PoolWatchOptions, signal: AbortSignal)
       return
     }
     const v1Lease = leases.get(leaseKey(kind, name))
-    const view = poolView(kind, raw, v1Lease && toLease(v1Lease), clock.wall())
+    const view = poolView(kind, raw, v1Lease && toLease(v1Lease), clock.wall(), {canMark: options.canMark?.(kind) ?? true})
     if (last.get(key) !== rowKey(view)) {
       last.set(key, rowKey(view))
       options.onChange(view)

@@ -111,3 +111,10 @@ export function describeWritePlan(kind: PoolKind, plan: StatusWritePlan): string
   const missing = CONDITION_FIELDS.filter((field) => !plan.conditionFields.includes(field))
   return missing.length === 0 ? `${kind.plural} conditions with every field` : `${kind.plural} conditions without ${missing.join(', ')}`
 }
+
+/** The kinds whose API can hold a Ready condition, for the operator tools (a failure to learn counts as able). */
+export async function markableKinds(kc: KubeConfig, kinds: readonly PoolKind[]): Promise<Set<PoolKind['name']>> {
+  const quiet: Logger = {debug: () => {}, info: () => {}, warn: () => {}, error: () => {}}
+  const plans = await Promise.all(kinds.map((kind) => learnWritePlan(kc, kind, {logger: quiet})))
+  return new Set(kinds.filter((_, i) => plans[i]!.conditions).map((kind) => kind.name))
+}

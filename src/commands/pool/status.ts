@@ -9,6 +9,7 @@ import {controllerViewNotes} from '../../kube/controller-view-notes.ts'
 import {OUTPUT_FORMATS, PoolStatusPrinter, type PoolStatusResult} from '../../cli/pool-status-printer.ts'
 import {watchPools, type PoolWatchOptions} from '../../kube/pool-view-watch.ts'
 import {servedKinds} from '../../kube/served-kinds.ts'
+import {markableKinds} from '../../kube/served-schema.ts'
 import {POOL_KIND_NAMES, POOL_KINDS, poolView} from '../../core/index.ts'
 import {createLogger} from '../../observe/logger.ts'
 import {setupSignalHandler} from '../../runtime/signals.ts'
@@ -47,8 +48,10 @@ export default class PoolStatus extends Command {
       const kinds = await servedKinds(session.kc, Object.values(POOL_KINDS), flags.kind?.map((name) => POOL_KINDS[name]))
       // Asked beside the pools, not after them: the note costs no extra round trip of waiting.
       const notes = controllerViewNotes(session.kc, kinds, Date.now())
+      const canMark = markableKinds(session.kc, kinds)
       const snapshot = await readPools(session.kc, kinds, {selector: flags.selector, names})
-      const views = snapshot.entries.map((e) => poolView(e.kind, e.pool, e.lease, Date.now()))
+      const markable = await canMark
+      const views = snapshot.entries.map((e) => poolView(e.kind, e.pool, e.lease, Date.now(), {canMark: markable.has(e.kind.name)}))
       const printer = new PoolStatusPrinter({
         format: this.jsonEnabled() ? 'json' : (flags.output ?? 'table'),
         headers: !flags['no-headers'],
@@ -61,7 +64,7 @@ export default class PoolStatus extends Command {
       if (!this.jsonEnabled()) printer.printAll(views, flags.watch)
       if (snapshot.missing.length > 0) throw new OperatorError(`pool ${snapshot.missing.join(', ')} not found among ${kinds.map((k) => k.plural).join(', ')}`)
       if (flags.watch) {
-        await follow({kc: session.kc, kinds, names, selector: flags.selector, printed: views, onChange: (view) => printer.printChange(view)})
+        await follow({kc: session.kc, kinds, names, selector: flags.selector, printed: views, canMark: (kind) => markable.has(kind.name), onChange: (view) => printer.printChange(view)})
         return undefined
       }
       if (flags['fail-on-not-ready'] && views.some((view) => view.ready !== 'True')) process.exitCode = 1

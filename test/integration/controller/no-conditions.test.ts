@@ -10,6 +10,7 @@ import {ControlPlane} from '../../../src/controlplane/control-plane.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {poolCrd} from '../../../src/deploy/pool-crds.ts'
 import {writePlanFromOpenApi} from '../../../src/kube/served-schema.ts'
+import {runCli} from '../../support/cli.ts'
 import {controllerIdentity, startController, type ControllerProcess} from '../../support/controller-env.ts'
 import {KubeObjects} from '../../support/kube-objects.ts'
 import {startPoollet, type PoolletFixture} from '../../support/poollet-env.ts'
@@ -80,5 +81,12 @@ describe('a pool kind without conditions (as IronCore serves BucketPool)', funct
     })
     expect(events).to.include('BucketPoolStaleUnmarked: stale, cannot be marked: this API has no conditions for bucketpools')
     expect(events).to.not.include('BucketPoolStatusUnknown')
+
+    // pool status says it too, once the Lease has expired on the operator's clock.
+    const status = await waitFor('the pool status note', async () => {
+      const run = await runCli(['pool', 'status', `--kubeconfig=${plane.adminKubeconfig}`, '--kind=bucket', '-o', 'wide'])
+      return run.stdout.includes('stale, cannot be marked') ? run : undefined
+    }, {timeoutMs: 30_000, intervalMs: 500})
+    expect(status.stdout).to.match(new RegExp(`${pool}\\s+bucket\\s+None.*stale, cannot be marked: this API has no conditions for bucketpools`))
   })
 })

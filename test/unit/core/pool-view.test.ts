@@ -76,3 +76,17 @@ describe('pool view', () => {
     expect(holderMatchesPool('other_p1_x', 'p1')).to.be.false
   })
 })
+
+describe('poolView: a kind whose API cannot hold a mark', () => {
+  const NOW = Date.parse('2026-01-01T12:00:00Z')
+  const bucket = POOL_KINDS.bucket
+  const pool = {apiVersion: 'storage.ironcore.dev/v1alpha1', kind: 'BucketPool', metadata: {name: 'b1'}, status: {state: 'Available'}}
+  const lease = (renewTime: string) => ({name: 'b1', namespace: bucket.leaseNamespace, spec: {holderIdentity: 'b1_x', leaseDurationSeconds: 40, renewTime}})
+
+  it('notes a stale pool as stale and unmarkable, and says nothing while the Lease is fresh or the kind can be marked', () => {
+    expect(poolView(bucket, pool, lease('2026-01-01T11:58:00.000000Z'), NOW, {canMark: false}).notes).to.deep.equal(['stale, cannot be marked: this API has no conditions for bucketpools'])
+    expect(poolView(bucket, pool, undefined, NOW, {canMark: false}).notes).to.have.length(1)
+    expect(poolView(bucket, pool, lease('2026-01-01T11:59:50.000000Z'), NOW, {canMark: false}).notes).to.deep.equal([])
+    expect(poolView(bucket, pool, lease('2026-01-01T11:58:00.000000Z'), NOW).notes).to.deep.equal([])
+  })
+})
