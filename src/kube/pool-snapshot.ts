@@ -1,7 +1,8 @@
 /**
  * One read of the pools of some kinds and their Leases, as `pool status` shows them without --watch.
- * Each object passes the same checks the controller applies (checkedPool, toLease); a malformed pool is
- * reported, not shown, and never stops the others.
+ * Each object passes the same checks the controller applies (checkedPool, toLease): a pool the engine
+ * could not key is reported, not shown; a pool with a malformed Ready entry is shown as having no Ready
+ * and reported; neither stops the others.
  */
 import {CoordinationV1Api, CustomObjectsApi, type KubeConfig} from '@kubernetes/client-node'
 import {errorMessage, type PoolKind, type Lease, type Pool} from '../core/index.ts'
@@ -21,7 +22,7 @@ export interface PoolSnapshot {
   entries: PoolEntry[]
   /** Names asked for that no listed kind has. */
   missing: string[]
-  /** One line per malformed object, naming the field at fault. */
+  /** One line per malformed object or Ready entry, naming the field at fault. */
   malformed: string[]
 }
 
@@ -62,7 +63,7 @@ async function readKind(kc: KubeConfig, kind: PoolKind, options: SnapshotOptions
   const entries: PoolEntry[] = []
   for (const raw of rawPools) {
     try {
-      const pool = checkedPool(kind, raw)
+      const pool = checkedPool(kind, raw, (p, problem) => malformed.push(`${kind.plural} ${p.metadata.name}: ${problem.field} ${problem.problem}`))
       entries.push({kind, pool, lease: leases.get(pool.metadata.name)})
     } catch (error) {
       malformed.push(errorMessage(error))
