@@ -17,7 +17,7 @@ import {POOL_KINDS} from '../src/core/pool-kinds.ts'
 import {startTestRuntime, type TestRuntime} from '../src/iri/index.ts'
 import {CliProcess, ensureBuilt} from '../test/support/cli.ts'
 import {durationMs, parseArgs, positiveInt} from './support/args.ts'
-import {auditOneUser, requestsBetween} from './support/audit.ts'
+import {auditOneUser, firstRequest, requestsBetween} from './support/audit.ts'
 import {delay, pollUntil} from './support/limit.ts'
 import {progress, startBenchPlane} from './support/plane.ts'
 import {MiB, sampleProc} from './support/proc.ts'
@@ -55,6 +55,7 @@ try {
   const identity = await plane.userIdentity(username, [kind.poolletGroup])
 
   progress(`poollet ${poolletArgs.join(' ')}`)
+  const spawnedAt = Date.now()
   poollet = new CliProcess(['poollet', `--pool-name=${pool}`, `--kind=${kind.name}`, `--runtime-endpoint=${runtime.endpoint}`, `--kubeconfig=${identity.kubeconfig}`, '--log-format=json', ...poolletArgs])
   const probes = () => runtime!.calls.probe
   const afterProbe = async (count: number) => {
@@ -70,6 +71,8 @@ try {
   await delay(500) // the audit log is written as requests complete; let the last one land
   const requests = requestsBetween(audit.logFile, from.ms, to.ms)
   const startup = requestsBetween(audit.logFile, 0, from.ms)
+  // The first Lease write (create, or update of one left by an earlier holder) as kube-apiserver received it.
+  const firstLease = firstRequest(audit.logFile, ['create', 'update'], 'leases')
   const errors = poollet.logs().filter((l) => Number(l.level) >= 50 || l.level === 'error').length
 
   process.stdout.write(`\nRun: one machine pool, ${poolletArgs.join(' ')}, ${measured} ticks measured after ${warmup} warm-up ticks; ` +
@@ -79,6 +82,7 @@ try {
     ['resident memory (VmRSS), MiB', fmt(to.proc.rssBytes / MiB, 1)],
     ['peak resident memory (VmHWM), MiB', fmt(to.proc.hwmBytes / MiB, 1)],
     ['CPU time per tick, ms (utime+stime / ticks)', fmt((to.proc.cpuMs - from.proc.cpuMs) / measured, 2)],
+    ['first Lease write after spawn, ms (audit log; millisecond clocks)', firstLease === undefined ? '-' : fmt(firstLease - spawnedAt)],
     ['CPU share at this interval, % of a core', fmt((100 * (to.proc.cpuMs - from.proc.cpuMs)) / (to.proc.at - from.proc.at), 2)],
   ])
   // Start-up requests (before the window) are shown for context: they are where the watch's list lives.

@@ -52,3 +52,16 @@ export function requestsBetween(logFile: string, fromMs: number, toMs: number): 
   }
   return counts
 }
+
+/** When the first request matching verb and resource was received (ms since the epoch), if any. */
+export function firstRequest(logFile: string, verbs: readonly string[], resource: string): number | undefined {
+  let first: number | undefined
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    if (line === '') continue
+    const event = JSON.parse(line) as AuditEvent
+    if (!verbs.includes(event.verb) || event.objectRef?.resource !== resource || event.objectRef.subresource !== undefined) continue
+    const at = Date.parse(event.requestReceivedTimestamp)
+    if (first === undefined || at < first) first = at
+  }
+  return first
+}
