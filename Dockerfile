@@ -4,28 +4,23 @@
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# Compile src/ to dist/ with the full toolchain (TypeScript and the other dev dependencies).
+# Bundle src/ into dist/ironpool/ with the full toolchain (esbuild and the other dev dependencies):
+# the same `npm run build` (scripts/build.ts) that `npm start`, `npm test` and the benches run.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci
-COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 RUN npm run build
 
-# Production dependencies only. Install scripts are skipped: the one production package that has
-# one (protobufjs) only checks its optional CLI there, and skipping them keeps the install offline-safe.
-FROM ${NODE_IMAGE} AS deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
-
+# The bundle holds every dependency it runs on, so the image carries no node_modules: bin/run.js,
+# dist/ and package.json (which oclif reads for the command list and the version).
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json ./
 COPY bin ./bin
-COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 # Numeric, so that the kubelet can check runAsNonRoot; 1000 is the base image's `node` user, and the
 # Deployments in deploy/ run as the same uid with a read-only root filesystem (nothing here is written).

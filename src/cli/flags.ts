@@ -11,7 +11,7 @@ import {Errors, Flags} from '@oclif/core'
 import type {OptionFlag} from '@oclif/core/interfaces'
 import {formatDuration, parseDuration, errorMessage} from '../core/index.ts'
 import {BindAddressError, parseBindAddress, type BindAddress} from '../observe/bind-address.ts'
-import {LOG_FORMATS, LOG_LEVELS} from '../observe/logger.ts'
+import {LOG_FORMATS, LOG_LEVELS} from '../observe/log-options.ts'
 
 export const ENV_PREFIX = 'IRONPOOL_'
 

@@ -1,12 +1,8 @@
 import {Command, Flags} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
 import {hostname} from 'node:os'
-import {runController} from '../app/controller.ts'
 import {bindAddressFlag, durationFlag, failUsage, kubeconfigFlag, loggingFlags, withEnv} from '../cli/flags.ts'
-import {kubeConfigOrUsageError, runUntilSignalled} from '../cli/long-running.ts'
 import {CONTROLLER_DEFAULTS, validateControllerOptions, POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
-import {servedKinds} from '../kube/served-kinds.ts'
-import {createLogger} from '../observe/logger.ts'
 
 export default class Controller extends Command {
   static override summary = 'Mark pools Ready=Unknown when they show no sign of life for the grace period.'
@@ -52,6 +48,13 @@ export default class Controller extends Command {
     if (!validation.ok) failUsage(this, validation.errors)
     const options = validation.options
 
+    // Imported once the flags are valid, so that a usage error exits before client-node loads.
+    const [{kubeConfigOrUsageError, runUntilSignalled}, {servedKinds}, {createLogger}, {runController}] = await Promise.all([
+      import('../cli/long-running.ts'),
+      import('../kube/served-kinds.ts'),
+      import('../observe/logger.ts'),
+      import('../app/controller.ts'),
+    ])
     const kubeConfig = kubeConfigOrUsageError(this, flags.kubeconfig)
     const logger = createLogger({level: flags['log-level'], format: flags['log-format']})
     await runUntilSignalled(this, logger, async (signal) => {

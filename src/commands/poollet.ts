@@ -1,9 +1,6 @@
 import {Command, Flags} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
-import {runPoollet} from '../app/poollet.ts'
-import {poolletKubeConfig} from '../app/poollet-kubeconfig.ts'
 import {failUsage, loggingFlags, bindAddressFlag, withEnv} from '../cli/flags.ts'
-import {kubeConfigOrUsageError, runUntilSignalled} from '../cli/long-running.ts'
 import {
   defaultHolderIdentity,
   IDENTITY_DEFAULTS,
@@ -14,9 +11,6 @@ import {
   validatePoolletOptions,
   formatDuration,
 } from '../core/index.ts'
-import {discoverRuntimeEndpoint} from '../iri/index.ts'
-import {limitRequestRate} from '../kube/request-rate.ts'
-import {createLogger} from '../observe/logger.ts'
 
 // Durations are read as text and validated together in the core, so that every bad value (and every
 // rule between two of them) is reported at once.
@@ -85,6 +79,15 @@ export default class Poollet extends Command {
     const options = validation.options
     const identity = identityValidation.options
 
+    // Imported once the flags are valid, so that a usage error exits before client-node and gRPC load.
+    const [{kubeConfigOrUsageError, runUntilSignalled}, {limitRequestRate}, {discoverRuntimeEndpoint}, {createLogger}, {poolletKubeConfig}, {runPoollet}] = await Promise.all([
+      import('../cli/long-running.ts'),
+      import('../kube/request-rate.ts'),
+      import('../iri/index.ts'),
+      import('../observe/logger.ts'),
+      import('../app/poollet-kubeconfig.ts'),
+      import('../app/poollet.ts'),
+    ])
     // A plain kubeconfig file (or the default rules) is read now, so that a bad one is a usage error.
     const plain = identity.source.type === 'secret' || identity.bootstrapKubeconfig !== undefined || identity.rotateCertificates ? undefined : kubeConfigOrUsageError(this, flags.kubeconfig)
     if (plain !== undefined) limitRequestRate(plain, identity, systemClock)

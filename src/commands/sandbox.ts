@@ -4,8 +4,7 @@ import {colourEnabled} from '../cli/colour.ts'
 import {durationFlag, failUsage, withEnv, USAGE_EXIT_CODE} from '../cli/flags.ts'
 import {errorMessage, POOL_KIND_NAMES} from '../core/index.ts'
 import {SANDBOX_DEFAULTS, validateSandboxOptions} from '../sandbox/options.ts'
-import {runSandbox} from '../sandbox/run.ts'
-import {parseScript, type ScriptStep} from '../sandbox/script.ts'
+import type {ScriptStep} from '../sandbox/script.ts'
 
 export default class Sandbox extends Command {
   static override summary = 'Run the whole system on this machine: control plane, controller, and a poollet and runtime per pool.'
@@ -57,11 +56,14 @@ A wait gives up after D (default 60s) and the sandbox exits 1. The script's end,
       } catch (error) {
         this.error(`--script: ${errorMessage(error)}`, {exit: USAGE_EXIT_CODE})
       }
+      const {parseScript} = await import('../sandbox/script.ts')
       const parsed = parseScript(source, options.pools.map((p) => p.name))
       if (!parsed.ok) failUsage(this, parsed.errors.map((e) => `--script ${options.script}: ${e}`))
       steps = parsed.steps
     }
 
+    // The control plane harness, client-node and the board load only once the flags are valid.
+    const {runSandbox} = await import('../sandbox/run.ts')
     const code = await runSandbox(options, steps, {out: process.stdout, input: process.stdin, colour: colourEnabled(process.stdout, process.env)})
     if (code !== 0) this.exit(code)
   }

@@ -8,29 +8,10 @@ import {NotFoundError, type PoolKind} from '../core/index.ts'
 import {attempt} from './api-errors.ts'
 import {DEFAULT_REQUEST_TIMEOUT_MS} from './lease-store.ts'
 import {withDeadline} from './request-deadline.ts'
+import {NoPoolKindServedError, ResourceNotServedError} from './served-kind-errors.ts'
 
-export function crdName(kind: PoolKind): string {
-  return `${kind.plural}.${kind.group}`
-}
-
-/** The API does not serve a pool kind's resource: its CRD (or IronCore's aggregated API) is not installed. */
-export class ResourceNotServedError extends Error {
-  override readonly name = 'ResourceNotServedError'
-  readonly crd: string
-  constructor(kind: PoolKind) {
-    const crd = crdName(kind)
-    super(`the API does not serve ${kind.plural} (${kind.group}/${kind.version}): is the CRD ${crd} installed? (kubectl get crd ${crd}; kubectl apply -k deploy/crds)`)
-    this.crd = crd
-  }
-}
-
-/** No pool kind at all is served. */
-export class NoPoolKindServedError extends Error {
-  override readonly name = 'NoPoolKindServedError'
-  constructor(kinds: readonly PoolKind[]) {
-    super(`the API serves none of the pool resources (${kinds.map(crdName).join(', ')}): are ironpool's CRDs installed? (kubectl get crd; kubectl apply -k deploy/crds)`)
-  }
-}
+// The errors live apart from discovery so that the CLI's error lines load without client-node.
+export {crdName, NoPoolKindServedError, ResourceNotServedError} from './served-kind-errors.ts'
 
 /** The plural resources served in one group/version; empty when the group/version is not served at all. */
 async function servedResources(api: CustomObjectsApi, group: string, version: string): Promise<Set<string>> {

@@ -7,13 +7,10 @@ import pino from 'pino'
 import pretty from 'pino-pretty'
 import type {DestinationStream, Logger as PinoLogger} from 'pino'
 import type {Logger} from '../core/index.ts'
+import type {LogFormat, LogLevel} from './log-options.ts'
 
-/** The levels ironpool speaks; pino's trace and fatal are left out so flags offer only what is used. */
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
-export type LogLevel = (typeof LOG_LEVELS)[number]
-
-export const LOG_FORMATS = ['json', 'text', 'auto'] as const
-export type LogFormat = (typeof LOG_FORMATS)[number]
+// Apart from pino, so that the commands' flags load without it.
+export {LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel} from './log-options.ts'
 
 export interface LoggerOptions {
   /** Default: info. */

@@ -1,6 +1,6 @@
 /**
  * Runs `ironpool` as a real process, the way an operator or a Deployment does: node bin/run.js from
- * the compiled dist/ (built once per test run when src/ is newer), output captured line by line.
+ * the bundle in dist/ (built once per test run when src/ is newer), output captured line by line.
  */
 import {execFileSync, spawn, type ChildProcess} from 'node:child_process'
 import {existsSync, readdirSync, statSync} from 'node:fs'
@@ -20,12 +20,13 @@ function newestMtime(dir: string): number {
 }
 
 let built = false
-/** Compiles src/ to dist/ unless dist/ is already newer than every source file. */
+/** Builds dist/ (`npm run build`: scripts/build.ts) unless it is already newer than every source file. */
 export function ensureBuilt(): void {
   if (built) return
   const dist = path.join(ROOT, 'dist')
-  if (!existsSync(dist) || newestMtime(path.join(ROOT, 'src')) > newestMtime(dist)) {
-    execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json')], {stdio: 'inherit'})
+  const sources = Math.max(newestMtime(path.join(ROOT, 'src')), newestMtime(path.join(ROOT, 'scripts')))
+  if (!existsSync(dist) || sources > newestMtime(dist)) {
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'build.ts')], {stdio: 'inherit'})
   }
   built = true
 }

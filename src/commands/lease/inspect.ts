@@ -1,14 +1,11 @@
 import {Args, Command, Flags} from '@oclif/core'
 import {withEnv} from '../../cli/flags.ts'
-import {openSession, type KubeSession} from '../../cli/kube-session.ts'
+import type {KubeSession} from '../../cli/kube-session.ts'
 import {inspectLease, type LeaseInspection} from '../../cli/lease-inspection.ts'
 import {leaseReport} from '../../cli/lease-report.ts'
 import {OperatorError} from '../../cli/operator-errors.ts'
 import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
-import {servedKinds} from '../../kube/served-kinds.ts'
 import {POOL_KIND_NAMES, POOL_KINDS} from '../../core/index.ts'
-import {createLeaseStore} from '../../kube/lease-store.ts'
-import {createPoolStatusStore} from '../../kube/pool-status-store.ts'
 
 export default class LeaseInspect extends Command {
   static override summary = "Explain one pool's Lease beside the pool's Ready condition."
@@ -27,6 +24,13 @@ export default class LeaseInspect extends Command {
     const kind = POOL_KINDS[flags.kind]
     let session: KubeSession | undefined
     try {
+      // Imported once the flags are parsed: a usage error exits before client-node loads.
+      const [{openSession}, {servedKinds}, {createLeaseStore}, {createPoolStatusStore}] = await Promise.all([
+        import('../../cli/kube-session.ts'),
+        import('../../kube/served-kinds.ts'),
+        import('../../kube/lease-store.ts'),
+        import('../../kube/pool-status-store.ts'),
+      ])
       session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
       // A GET cannot tell a missing pool from a missing CRD (both 404): ask discovery first.
       await servedKinds(session.kc, [kind], [kind])

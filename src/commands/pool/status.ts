@@ -1,18 +1,12 @@
 import {Args, Command, Flags} from '@oclif/core'
 import {colourEnabled} from '../../cli/colour.ts'
 import {failUsage, withEnv} from '../../cli/flags.ts'
-import {openSession, type KubeSession} from '../../cli/kube-session.ts'
+import type {KubeSession} from '../../cli/kube-session.ts'
 import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
 import {OperatorError} from '../../cli/operator-errors.ts'
-import {readPools} from '../../kube/pool-snapshot.ts'
-import {controllerViewNotes} from '../../kube/controller-view-notes.ts'
-import {OUTPUT_FORMATS, PoolStatusPrinter, type PoolStatusResult} from '../../cli/pool-status-printer.ts'
-import {watchPools, type PoolWatchOptions} from '../../kube/pool-view-watch.ts'
-import {servedKinds} from '../../kube/served-kinds.ts'
-import {markableKinds} from '../../kube/served-schema.ts'
+import {OUTPUT_FORMATS, type PoolStatusResult} from '../../cli/pool-status-printer.ts'
+import type {PoolWatchOptions} from '../../kube/pool-view-watch.ts'
 import {POOL_KIND_NAMES, POOL_KINDS, poolView} from '../../core/index.ts'
-import {createLogger} from '../../observe/logger.ts'
-import {setupSignalHandler} from '../../runtime/signals.ts'
 
 export default class PoolStatus extends Command {
   static override summary = 'Show whether pools are alive: Ready beside the Lease, kubectl-style.'
@@ -44,6 +38,15 @@ export default class PoolStatus extends Command {
     if (flags.watch && this.jsonEnabled()) failUsage(this, ['--watch prints a stream, --json one document: use --watch -o json for one JSON object per change'])
     let session: KubeSession | undefined
     try {
+      // Imported once the flags are valid: a usage error exits before client-node loads.
+      const [{openSession}, {servedKinds}, {readPools}, {controllerViewNotes}, {markableKinds}, {PoolStatusPrinter}] = await Promise.all([
+        import('../../cli/kube-session.ts'),
+        import('../../kube/served-kinds.ts'),
+        import('../../kube/pool-snapshot.ts'),
+        import('../../kube/controller-view-notes.ts'),
+        import('../../kube/served-schema.ts'),
+        import('../../cli/pool-status-printer.ts'),
+      ])
       session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
       const kinds = await servedKinds(session.kc, Object.values(POOL_KINDS), flags.kind?.map((name) => POOL_KINDS[name]))
       // Asked beside the pools, not after them: the note costs no extra round trip of waiting.
@@ -78,6 +81,11 @@ export default class PoolStatus extends Command {
 
 /** Runs the watch until SIGINT or SIGTERM; the caches' warnings (API away, relists) go to stderr. */
 async function follow(options: Omit<PoolWatchOptions, 'logger'>): Promise<void> {
+  const [{setupSignalHandler}, {watchPools}, {createLogger}] = await Promise.all([
+    import('../../runtime/signals.ts'),
+    import('../../kube/pool-view-watch.ts'),
+    import('../../observe/logger.ts'),
+  ])
   const signals = setupSignalHandler()
   try {
     await watchPools({...options, logger: createLogger({level: 'warn'})}, signals.signal)

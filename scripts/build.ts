@@ -1,0 +1,64 @@
+/**
+ * The one build of ironpool: src/ bundled by esbuild into dist/ironpool/, which bin/run.js runs, and
+ * with it `npm start`, `npm test`, the benches and the image. Why a bundle: unbundled, the process
+ * loads thousands of ESM files (`@kubernetes/client-node` alone takes a bare Node from 42 to 125 MiB
+ * and 1.6 s); bundled, the same code is a few files read and compiled once (bench/README.md, issue 12).
+ *
+ * Entry points, each a file in dist/ironpool/ (code splitting shares the modules between them):
+ * - main.js: oclif's execute(), for bin/run.js;
+ * - commands.js: the explicit command list (package.json `oclif.commands`); each command imports its
+ *   heavy modules when it runs, which esbuild puts in chunks of their own, read only by that command;
+ * - reaper.js: the control plane's reaper, a script the harness starts beside its own module.
+ * All of them sit two levels below the package root, as src/<dir>/<file>.ts do, so the paths modules
+ * compute from import.meta.url (bin/run.js, deploy/, controlplane/, reaper.js) hold in the bundle too.
+ *
+ * Source maps (without the sources' text, and of src/ only: src-only-source-maps.ts says why) let
+ * bin/run.js name src/ files in stack traces.
+ * `--metafile` writes dist/ironpool/meta.json, for esbuild's analyser or `--analyze` to print sizes.
+ */
+import * as esbuild from 'esbuild'
+import {rm, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {keepOwnSourceMaps} from './src-only-source-maps.ts'
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url))
+export const OUT_DIR = path.join(ROOT, 'dist', 'ironpool')
+
+export async function build(options: {metafile?: boolean; analyze?: boolean} = {}): Promise<esbuild.BuildResult> {
+  await rm(path.join(ROOT, 'dist'), {recursive: true, force: true})
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: {main: 'src/main.ts', commands: 'src/commands/index.ts', reaper: 'src/controlplane/reaper.ts'},
+    outdir: OUT_DIR,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    sourcemap: 'linked',
+    sourcesContent: false,
+    // Many dependencies are CommonJS and call require() on Node's builtins, which ESM output has
+    // no binding for: give the bundle one.
+    banner: {js: "import {createRequire as __ironpoolCreateRequire} from 'node:module'; const require = __ironpoolCreateRequire(import.meta.url);"},
+    // oclif's TypeScript support for linked plugins in development: never reached by a packaged CLI
+    // (src/main.ts turns it off), and TypeScript alone would add 10 MB to the bundle.
+    external: ['typescript', 'ts-node', 'tsx', 'tsx/*'],
+    // Nothing is minified: stack traces and profiles keep their names.
+    minify: false,
+    keepNames: true,
+    metafile: options.metafile === true || options.analyze === true,
+    logLevel: 'warning',
+    legalComments: 'none',
+  })
+  await keepOwnSourceMaps(OUT_DIR)
+  if (result.metafile !== undefined) {
+    await writeFile(path.join(OUT_DIR, 'meta.json'), JSON.stringify(result.metafile))
+    if (options.analyze === true) process.stdout.write(await esbuild.analyzeMetafile(result.metafile))
+  }
+  return result
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await build({metafile: process.argv.includes('--metafile'), analyze: process.argv.includes('--analyze')})
+}

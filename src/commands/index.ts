@@ -1,0 +1,23 @@
+/**
+ * Every command of `ironpool`, for oclif's explicit command discovery (package.json `oclif.commands`):
+ * the CLI is bundled (scripts/build.ts), so there is no commands folder for oclif to scan. Ids use `:`,
+ * which users type as a space (`topicSeparator`).
+ *
+ * Loading this module loads every command's flags, not its work: each command imports the modules it
+ * runs on (client-node, gRPC, pino, the sandbox) inside run(), after its flags are validated.
+ */
+import Controller from './controller.ts'
+import LeaseInspect from './lease/inspect.ts'
+import PoolStatus from './pool/status.ts'
+import Poollet from './poollet.ts'
+import Sandbox from './sandbox.ts'
+import Version from './version.ts'
+
+export const COMMANDS = {
+  controller: Controller,
+  'lease:inspect': LeaseInspect,
+  'pool:status': PoolStatus,
+  poollet: Poollet,
+  sandbox: Sandbox,
+  version: Version,
+}

@@ -1,0 +1,10 @@
+/**
+ * The bundle's entry for bin/run.js (scripts/build.ts): oclif's execute, which reads package.json and
+ * loads the explicit command list, src/commands/index.ts.
+ */
+import {settings} from '@oclif/core'
+
+// The CLI runs its bundle, never TypeScript: oclif must not look for tsconfig.json, tsx or ts-node.
+settings.enableAutoTranspile = false
+
+export {execute} from '@oclif/core'
