@@ -16,7 +16,7 @@
  * bin/run.js name src/ files in stack traces.
  * `--metafile` writes dist/ironpool/meta.json, for esbuild's analyser or `--analyze` to print sizes.
  */
-import * as esbuild from 'esbuild'
+import type * as esbuild from 'esbuild'
 import {rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -25,7 +25,17 @@ import {keepOwnSourceMaps} from './src-only-source-maps.ts'
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 export const OUT_DIR = path.join(ROOT, 'dist', 'ironpool')
 
+/** esbuild, or an error that says what to do: a worktree set up before it was a devDependency lacks it. */
+async function loadEsbuild(): Promise<typeof esbuild> {
+  try {
+    return await import('esbuild')
+  } catch (error) {
+    throw new Error('esbuild is not installed: run `npm ci` (the build bundles with esbuild, a devDependency)', {cause: error})
+  }
+}
+
 export async function build(options: {metafile?: boolean; analyze?: boolean} = {}): Promise<esbuild.BuildResult> {
+  const esbuild = await loadEsbuild()
   await rm(path.join(ROOT, 'dist'), {recursive: true, force: true})
   const result = await esbuild.build({
     absWorkingDir: ROOT,
