@@ -17,6 +17,7 @@
  * progress; a read that fails or is slow is blindness, not a verdict.
  */
 import type {DesiredCondition} from './conditions.ts'
+import {bounded} from './bounded.ts'
 import {DeadlineQueue} from './deadline-queue.ts'
 import {errorMessage} from './errors.ts'
 import {HealthTracker, readyOf, type HealthRecord} from './health-tracker.ts'
@@ -272,24 +273,11 @@ export class PoolLifecycle {
   /** The pool's Lease as the API has it now, bounded by confirmTimeoutMs on the engine's own clock. */
   private confirm(name: string, era: AbortSignal): Promise<Lease | undefined> {
     const {clock, confirmTimeoutMs, kind} = this.options
-    const controller = new AbortController()
-    const signal = AbortSignal.any([controller.signal, era])
-    return new Promise((resolve, reject) => {
-      const cancel = clock.setTimer(confirmTimeoutMs, () => {
-        const error = new Error(`get lease ${kind.leaseNamespace}/${name}: no answer within ${confirmTimeoutMs} ms`)
-        controller.abort(error)
-        reject(error)
-      })
-      this.options.confirmLease(name, signal).then(
-        (lease) => {
-          cancel()
-          resolve(lease)
-        },
-        (error: unknown) => {
-          cancel()
-          reject(error instanceof Error ? error : new Error(String(error)))
-        },
-      )
+    return bounded((signal) => this.options.confirmLease(name, signal), {
+      clock,
+      timeoutMs: confirmTimeoutMs,
+      signal: era,
+      timeoutError: () => new Error(`get lease ${kind.leaseNamespace}/${name}: no answer within ${confirmTimeoutMs} ms`),
     })
   }
 

@@ -10,6 +10,7 @@
  * still finds the process blind. A pause ends only with a probe started after it succeeded: by then
  * every watch event that waited in the sockets while the process was stopped has been read.
  */
+import {bounded} from './bounded.ts'
 import {sleep, type Clock} from './clock.ts'
 import {errorMessage} from './errors.ts'
 import type {Logger} from './ports.ts'
@@ -140,26 +141,8 @@ export class Sight {
   private async probeOnce(signal: AbortSignal): Promise<void> {
     const {clock, probeTimeoutMs} = this.o
     const started = clock.monotonic()
-    const deadline = new AbortController()
-    const run = AbortSignal.any([signal, deadline.signal])
     try {
-      await new Promise<void>((resolve, reject) => {
-        const cancel = clock.setTimer(probeTimeoutMs, () => {
-          const error = new Error(`no answer within ${probeTimeoutMs} ms`)
-          deadline.abort(error)
-          reject(error)
-        })
-        this.o.probe(run).then(
-          () => {
-            cancel()
-            resolve()
-          },
-          (error: unknown) => {
-            cancel()
-            reject(error instanceof Error ? error : new Error(String(error)))
-          },
-        )
-      })
+      await bounded(this.o.probe, {clock, timeoutMs: probeTimeoutMs, signal, timeoutError: () => new Error(`no answer within ${probeTimeoutMs} ms`)})
     } catch (error) {
       if (signal.aborted) return
       this.apiProblem = errorMessage(error)
