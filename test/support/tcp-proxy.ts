@@ -42,8 +42,12 @@ type Direction = 'up' | 'down'
 /** What every connection does: forward, wait (stalled) or drop what it reads (blackhole). */
 type Mode = 'forward' | 'stall' | 'blackhole'
 
-/** An HTTP/1.1 request line, as the client sends it first on a connection and after each response. */
-const REQUEST_LINE = /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (\S+) HTTP\/1\.[01]$/
+/**
+ * An HTTP/1.1 request line, as the client sends it first on a connection and after each response. A
+ * body has no line end of its own, so the next request's line follows it on the same "line": the match
+ * is at the end.
+ */
+const REQUEST_LINE = /(?:^|[^A-Z])((?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \/\S* HTTP\/1\.[01])$/
 
 export class TcpProxy {
   private readonly options: TcpProxyOptions
@@ -116,6 +120,23 @@ export class TcpProxy {
       }
     }
     return reset
+  }
+
+  /**
+   * With TLS termination: ends the response in flight on the connections whose last request matches,
+   * cleanly, as the API server ends a watch at its timeout: the terminal chunk at the next chunk
+   * boundary, then the connection closes; what the server sends after that is dropped. Returns how many.
+   */
+  endResponses(pattern: RegExp): number {
+    if (this.options.tls === undefined) throw new Error('endResponses needs TLS termination: the proxy sees only ciphertext')
+    let ended = 0
+    for (const link of this.links) {
+      if (link.lastRequest !== undefined && pattern.test(link.lastRequest)) {
+        link.endResponse()
+        ended++
+      }
+    }
+    return ended
   }
 
   /** Forwards everything again: stalled and held connections resume where they were, nothing lost. */
@@ -206,6 +227,9 @@ class Link {
   private readonly waitingForDrain: Record<Direction, boolean> = {up: false, down: false}
   private readonly scan: boolean
   private partialLine = ''
+  /** The framing of the response in flight (TLS termination only), to end it at a chunk boundary. */
+  private response = new ChunkedResponse()
+  private endingResponse = false
   private closePending = false
   private destroyed = false
 
@@ -228,8 +252,13 @@ class Link {
 
   /** Applies the proxy's mode: pause or resume reading, flush what waits, pass on a close that waited. */
   refresh(): void {
-    if (this.closePending && this.proxy.modeFor(this) === 'forward') this.destroy()
     for (const direction of ['up', 'down'] as const) this.flush(direction)
+    if (this.closePending && this.proxy.modeFor(this) === 'forward') {
+      // What was sent before the close still arrives first, as TCP would deliver it after a partition.
+      // Each side closes once it has read the rest; should one not, the link goes after a while anyway.
+      for (const {to} of Object.values(this.sockets)) to.end()
+      setTimeout(() => this.destroy(), 5_000).unref()
+    }
   }
 
   destroy(): void {
@@ -248,12 +277,38 @@ class Link {
     else this.closePending = true
   }
 
+  /** Ends the response in flight at its next chunk boundary (at once when it is at one). */
+  endResponse(): void {
+    this.endingResponse = true
+    if (this.response.atBoundary) this.finishResponse(Buffer.alloc(0))
+  }
+
   private onData(direction: Direction, chunk: Buffer): void {
     const mode = this.proxy.modeFor(this)
     if (mode === 'blackhole') return
     if (direction === 'up' && this.scan && this.matchesStall(chunk)) this.stalled = true
+    if (direction === 'down' && this.scan) {
+      const boundary = this.response.feed(chunk, this.endingResponse)
+      if (this.endingResponse) {
+        if (boundary !== undefined) this.finishResponse(chunk.subarray(0, boundary))
+        return
+      }
+    }
     this.pending[direction].push(chunk)
     this.flush(direction)
+  }
+
+  /** The rest of the response up to a boundary, the terminal chunk, and the end of both connections. */
+  private finishResponse(rest: Buffer): void {
+    this.endingResponse = false
+    // The server's side goes quietly: it is not the client's close to pass on.
+    const upstream = this.sockets.down.from
+    for (const event of ['data', 'end', 'close', 'error']) upstream.removeAllListeners(event)
+    upstream.on('error', () => {})
+    upstream.destroy()
+    this.pending.down.push(rest, Buffer.from('0\r\n\r\n'))
+    this.ended.down = true
+    this.flush('down')
   }
 
   /** True when the chunk holds a request line the proxy wants stalled (lines may span chunks). */
@@ -262,9 +317,12 @@ class Link {
     // Keep a bounded tail: a request line is short, a request body may not be.
     this.partialLine = (lines.pop() ?? '').slice(-8192)
     let stall = false
-    for (const line of lines) {
-      if (!REQUEST_LINE.test(line)) continue
+    for (const text of lines) {
+      const line = REQUEST_LINE.exec(text)?.[1]
+      if (line === undefined) continue
       this.lastRequest = line
+      // HTTP/1.1 without pipelining: the next bytes down are this request's response.
+      this.response = new ChunkedResponse()
       if (this.proxy.sawRequest(line)) stall = true
     }
     return stall
@@ -299,6 +357,63 @@ class Link {
     }
     if (this.ended[direction]) to.end()
     else from.resume()
+  }
+}
+
+/**
+ * Follows the framing of one HTTP/1.1 response (head, then chunks), to know where a chunk ends: only a
+ * chunked body can be ended cleanly in the middle of a stream, as a watch is.
+ */
+class ChunkedResponse {
+  private state: 'head' | 'size' | 'data' | 'crlf' | 'other' = 'head'
+  private head = ''
+  private sizeLine = ''
+  private remaining = 0
+
+  /** Between two chunks of a chunked body. */
+  get atBoundary(): boolean {
+    return this.state === 'size' && this.sizeLine === ''
+  }
+
+  /** Reads the bytes; with findBoundary, returns the offset just past the first chunk boundary in them. */
+  feed(bytes: Buffer, findBoundary: boolean): number | undefined {
+    let i = 0
+    while (i < bytes.length) {
+      if (this.state === 'other') return undefined
+      if (this.state === 'data') {
+        const take = Math.min(this.remaining, bytes.length - i)
+        i += take
+        this.remaining -= take
+        if (this.remaining === 0) {
+          this.state = 'crlf'
+          this.remaining = 2
+        }
+        continue
+      }
+      const char = String.fromCharCode(bytes[i++] as number)
+      if (this.state === 'head') {
+        this.head = (this.head + char).slice(-16_384)
+        if (!this.head.endsWith('\r\n\r\n')) continue
+        this.state = /\r\ntransfer-encoding:\s*chunked\r\n/i.test(this.head) ? 'size' : 'other'
+      } else if (this.state === 'crlf') {
+        if (--this.remaining > 0) continue
+        this.state = 'size'
+      } else {
+        this.sizeLine += char
+        if (!this.sizeLine.endsWith('\r\n')) continue
+        const size = parseInt(this.sizeLine, 16)
+        this.sizeLine = ''
+        // The terminal chunk: the body is over, nothing more to end.
+        if (!(size > 0)) this.state = 'other'
+        else {
+          this.state = 'data'
+          this.remaining = size
+        }
+        continue
+      }
+      if (findBoundary && this.atBoundary) return i
+    }
+    return undefined
   }
 }
 

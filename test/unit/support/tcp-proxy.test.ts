@@ -154,7 +154,13 @@ describe('TcpProxy (test support, real sockets)', () => {
     beforeEach(async () => {
       const upstreamCa = await createCertificateAuthority('upstream-ca')
       const serving = await upstreamCa.issue({commonName: 'upstream', usage: 'server', ipAddresses: ['127.0.0.1']})
-      server = https.createServer({cert: serving.certPem, key: serving.keyPem}, (request, response) => response.end(`answer to ${request.url}`))
+      server = https.createServer({cert: serving.certPem, key: serving.keyPem}, (request, response) => {
+        if (!request.url?.startsWith('/stream')) return void response.end(`answer to ${request.url}`)
+        // A watch: one event per chunk, forever.
+        let n = 0
+        const timer = setInterval(() => response.write(`event-${++n}\n`), 10)
+        response.on('close', () => clearInterval(timer))
+      })
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
       const ca = await createCertificateAuthority('proxy-ca')
       proxyCa = ca.certPem
@@ -187,9 +193,25 @@ describe('TcpProxy (test support, real sockets)', () => {
         request.on('error', reject)
       })
 
-    it('forwards requests and records their request lines', async () => {
+    it('forwards requests and records their request lines, also after a body on a kept-alive connection', async () => {
       expect(await get('/apis/x?limit=500')).to.equal('answer to /apis/x?limit=500')
-      expect(tlsProxy.requests).to.deep.equal(['GET /apis/x?limit=500 HTTP/1.1'])
+      const agent = new https.Agent({keepAlive: true, ca: proxyCa})
+      try {
+        for (const path of ['/put/1', '/put/2']) {
+          await new Promise<void>((resolve, reject) => {
+            const request = https.request({host: '127.0.0.1', port: tlsProxy.port, path, method: 'PUT', agent, headers: {'content-type': 'application/json'}}, (response) => {
+              response.resume()
+              response.on('end', resolve)
+            })
+            request.on('error', reject)
+            request.end('{"spec":{}}')
+          })
+        }
+      } finally {
+        agent.destroy()
+      }
+      expect(tlsProxy.requests).to.deep.equal(['GET /apis/x?limit=500 HTTP/1.1', 'PUT /put/1 HTTP/1.1', 'PUT /put/2 HTTP/1.1'])
+      expect(tlsProxy.accepted).to.equal(2)
     })
 
     it('stalls only the requests that match, until heal()', async () => {
@@ -201,6 +223,22 @@ describe('TcpProxy (test support, real sockets)', () => {
       expect(await quietly(() => listed)).to.equal(undefined)
       tlsProxy.heal()
       expect(await list).to.equal('answer to /apis/coordination.k8s.io/v1/namespaces/ns/leases?limit=500')
+    })
+
+    it('ends a streamed (chunked) response cleanly at a chunk boundary, as a server ends a watch', async () => {
+      let received = ''
+      const ended = new Promise<'end' | 'error'>((resolve) => {
+        https.get({host: '127.0.0.1', port: tlsProxy.port, path: '/stream?watch=true', ca: proxyCa, agent: false}, (response) => {
+          response.setEncoding('utf8')
+          response.on('data', (chunk: string) => (received += chunk))
+          response.on('end', () => resolve('end'))
+          response.on('error', () => resolve('error'))
+        }).on('error', () => resolve('error'))
+      })
+      await waitFor('the first events', () => received.includes('event-2'), {timeoutMs: 5_000})
+      expect(tlsProxy.endResponses(/watch=true/)).to.equal(1)
+      expect(await ended).to.equal('end')
+      expect(received).to.match(/^(event-\d+\n)+$/)
     })
 
     it('resets the connections whose last request matches', async () => {
