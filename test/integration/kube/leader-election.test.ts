@@ -1,13 +1,16 @@
-import {KubeConfig} from '@kubernetes/client-node'
+import {KubeConfig, Watch, type V1Lease} from '@kubernetes/client-node'
+import path from 'node:path'
 import {expect} from 'chai'
 import {systemClock} from '../../../src/core/clock.ts'
 import {LeaderElector} from '../../../src/core/leader-elector.ts'
 import type {LeaderElectionResult} from '../../../src/core/leader-options.ts'
 import type {LeaseStore} from '../../../src/core/ports.ts'
+import {loadKubeConfig} from '../../../src/kube/kubeconfig.ts'
 import {createLeaseStore} from '../../../src/kube/lease-store.ts'
 import type {ControlPlane} from '../../../src/controlplane/control-plane.ts'
 import {sharedControlPlane} from '../../support/control-plane.ts'
 import {FakeLogger} from '../../support/fake-logger.ts'
+import {proxyKubeconfig} from '../../support/tcp-proxy.ts'
 import {waitFor} from '../../support/wait.ts'
 
 const NAMESPACE = 'ironpool-leader-election-test'
@@ -24,12 +27,14 @@ class Candidate {
   readonly intervals: {from: number; to?: number}[] = []
   readonly done: Promise<LeaderElectionResult>
 
+  readonly logger = new FakeLogger()
+
   constructor(store: LeaseStore, lease: string, identity: string, releaseOnCancel = false) {
     this.identity = identity
     this.elector = new LeaderElector({
       store,
       clock: systemClock,
-      logger: new FakeLogger(),
+      logger: this.logger,
       identity,
       name: lease,
       namespace: NAMESPACE,
@@ -56,6 +61,33 @@ function overlaps(a: Candidate, b: Candidate): string[] {
     }
   }
   return found
+}
+
+/** Every version of one Lease that the API server stored, in order, from a watch as admin. */
+class LeaseHistory {
+  readonly versions: {resourceVersion: string; holder: string; transitions: number}[] = []
+  private abort: (() => void) | undefined
+
+  static async start(plane: ControlPlane, name: string): Promise<LeaseHistory> {
+    const history = new LeaseHistory()
+    const kc = new KubeConfig()
+    kc.loadFromFile(plane.adminKubeconfig)
+    const controller = await new Watch(kc).watch(
+      `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases`,
+      {fieldSelector: `metadata.name=${name}`},
+      (type, object: V1Lease) => {
+        if (type !== 'ADDED' && type !== 'MODIFIED') return
+        history.versions.push({resourceVersion: object.metadata?.resourceVersion ?? '', holder: object.spec?.holderIdentity ?? '', transitions: object.spec?.leaseTransitions ?? 0})
+      },
+      () => {},
+    )
+    history.abort = () => controller.abort()
+    return history
+  }
+
+  stop(): void {
+    this.abort?.()
+  }
 }
 
 describe('leader election on a real Lease (kube-apiserver)', function () {
@@ -124,6 +156,50 @@ describe('leader election on a real Lease (kube-apiserver)', function () {
     expect(overlaps(leader, standby)).to.deep.equal([])
     const lease = await store.get('ironpool-it-expiry')
     expect(lease?.spec).to.deep.include({holderIdentity: standby.identity, leaseTransitions: (first?.spec.leaseTransitions ?? 0) + 1})
+  })
+
+  it('a live leader cut off by a partition (its connection stalled) stops leading before the standby acquires, and no write of its lands after the new leader\'s first', async () => {
+    const lease = 'ironpool-it-partition'
+    const history = await LeaseHistory.start(plane, lease)
+    // The leader talks to the API through a proxy that sees its requests (TLS terminated, see tcp-proxy.ts).
+    const {proxy, kubeconfig} = await proxyKubeconfig(plane.adminKubeconfig, path.join(plane.dir, 'partitioned-leader.kubeconfig'), {terminateTls: true})
+    try {
+      const partitionedStore = createLeaseStore(loadKubeConfig({kubeconfig}), NAMESPACE)
+      const leader = new Candidate(partitionedStore, lease, `${lease}-a`)
+      candidates = [leader]
+      await waitFor('the first candidate to lead', () => leader.elector.isLeader)
+      const standby = new Candidate(store, lease, `${lease}-b`)
+      candidates.push(standby)
+      await waitFor('three renewals by the leader', () => history.versions.filter((v) => v.holder === leader.identity).length >= 4)
+      expect(standby.elector.isLeader).to.be.false
+
+      proxy.stall()
+      const requestsAtStall = proxy.requests.length
+      const stalledAt = performance.now()
+      await takeover(leader, standby, stalledAt)
+      // The partitioned leader saw its renew deadline pass, said so, and its run ended: a controller exits then.
+      expect(await leader.done).to.equal('lost')
+      expect(leader.logger.at('warn').map((e) => e.msg).join('\n')).to.match(/lost leader lease .*no successful renewal/)
+      expect(overlaps(leader, standby)).to.deep.equal([])
+
+      // The partition heals: what the old leader sent into it reaches the server only now, after the new
+      // leader's writes. It must not land (its resourceVersion is stale).
+      proxy.heal()
+      await waitFor('the stalled requests delivered', () => proxy.requests.slice(requestsAtStall).some((r) => r.startsWith(`PUT /apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases/${lease} `)), {timeoutMs: 10_000})
+      const newLeaderWrites = () => history.versions.filter((v) => v.holder === standby.identity).length
+      const atHeal = newLeaderWrites()
+      await waitFor('two renewals by the new leader after the heal', () => newLeaderWrites() >= atHeal + 2, {timeoutMs: 10_000})
+      const holders = history.versions.map((v) => v.holder)
+      const firstOfNew = holders.indexOf(standby.identity)
+      expect(firstOfNew, 'the new leader wrote').to.be.above(0)
+      expect(holders.slice(0, firstOfNew).every((h) => h === leader.identity)).to.be.true
+      expect(holders.slice(firstOfNew).filter((h) => h !== standby.identity), 'writes after the new leader\'s first').to.deep.equal([])
+      expect(history.versions[firstOfNew]?.transitions, 'the takeover counted').to.equal((history.versions[firstOfNew - 1]?.transitions ?? 0) + 1)
+    } finally {
+      proxy.heal()
+      await proxy.close()
+      history.stop()
+    }
   })
 
   it('releaseOnCancel: the standby takes over on its next try, well before the lease could expire', async () => {
