@@ -16,9 +16,12 @@
  *   `request.name` is the name in every case (absent for a generateName create, which is then refused).
  * - A kind's objects are confined to that kind's poollets, whatever the groups say: a certificate with a
  *   volume pool's CN and the machine group cannot write any machine pool.
- * - An Event's pool is its involvedObject (kind, API group and name); a patch must leave an Event about
- *   the caller's pool that was already about it, so another pool's or the controller's Events about
- *   other pools cannot be rewritten. Only core/v1 Events: RBAC grants poollets nothing in events.k8s.io.
+ * - Events: of cluster-scoped objects (whose Events live in `default`: pools, and the controller's about
+ *   CRDs and CSRs) a poollet may write only those about its own pool (involvedObject kind, API group and
+ *   name), and a patch must leave an Event about its pool that was already about it. Events about
+ *   namespaced objects are RBAC's alone, because IronCore's poollets, with the same usernames, record
+ *   Events about their Machines, Volumes and Buckets in those objects' namespaces. Only core/v1 Events:
+ *   RBAC grants poollets nothing in events.k8s.io.
  */
 import {POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../core/index.ts'
 import {metadata, type Manifest} from './manifest.ts'
@@ -63,11 +66,20 @@ function eventAboutOwnPool(kind: PoolKind, event: string): string {
   ].join(' && ')
 }
 
-/** CEL: the caller is some kind's poollet and the Event is (and on a patch, was) about its own pool. */
+/**
+ * CEL: the Event `event` is about a namespaced object (left to RBAC: IronCore's poollets record Events
+ * about their Machines, Volumes and Buckets in those objects' namespaces), or about the caller's own pool.
+ * Events about cluster-scoped objects (pools, CRDs, CSRs: the controller's and other pools' Events) live
+ * in `default`, and a poollet may write only its own pool's there.
+ */
+function eventAllowed(kinds: readonly PoolKind[], event: string): string {
+  const namespaced = `(has(${event}.involvedObject.namespace) && ${event}.involvedObject.namespace != '')`
+  return [namespaced, ...kinds.map((kind) => `(${isPoollet(kind)} && ${eventAboutOwnPool(kind, event)})`)].join(' || ')
+}
+
+/** CEL: the Event is (and on a patch, was) one the caller may write. */
 export function ownsEvent(kinds: readonly PoolKind[]): string {
-  const mine = (kind: PoolKind) =>
-    `(${isPoollet(kind)} && ${eventAboutOwnPool(kind, 'object')} && (request.operation != 'UPDATE' || (${eventAboutOwnPool(kind, 'oldObject')})))`
-  return kinds.map(mine).join(' || ')
+  return `(${eventAllowed(kinds, 'object')}) && (request.operation != 'UPDATE' || (${eventAllowed(kinds, 'oldObject')}))`
 }
 
 /** CEL: the caller is selected by the policy — a poollet by username, or a member of a poollet group. */
@@ -107,8 +119,8 @@ function validation(kind: PoolKind): Manifest {
 
 function eventValidation(kinds: readonly PoolKind[]): Manifest {
   return {
-    expression: `!(${TARGETS_EVENT}) || ${ownsEvent(kinds)}`,
-    messageExpression: `${USER} + ' may not ' + request.operation + ' ' + variables.target + ' about ' + variables.involved + ': a poollet may record Events only about the pool named in its username'`,
+    expression: `!(${TARGETS_EVENT}) || (${ownsEvent(kinds)})`,
+    messageExpression: `${USER} + ' may not ' + request.operation + ' ' + variables.target + ' about ' + variables.involved + ': of cluster-scoped objects, a poollet may record Events only about the pool named in its username'`,
     reason: 'Forbidden',
   }
 }

@@ -125,6 +125,14 @@ describe('access matrix of deploy/default (real requests on a real API server)',
     expect((await classify(poollet.core.createNamespacedEvent({namespace: 'default', body}))).outcome).to.equal('policy')
   })
 
+  it('leaves Events about namespaced objects to RBAC: IronCore’s poollets record them about their Machines', async () => {
+    const poollet = clientsFor((await plane.userIdentity(`${machine.poolletUserPrefix}p1`, [machine.poolletGroup])).kubeconfig)
+    const body = eventBody('m1')
+    body.involvedObject = {apiVersion: `${machine.group}/${machine.version}`, kind: 'Machine', namespace: 'default', name: 'm1'}
+    const answer = await classify(poollet.core.createNamespacedEvent({namespace: 'default', body}))
+    expect(answer.outcome, answer.message).to.equal('ok')
+  })
+
   it('leaves users who are not poollets alone: a user outside every poollet group with a writer role is judged by RBAC only', async () => {
     const operator = await plane.userIdentity('pool-operator', ['pool-operators'])
     await plane.kubectl(['create', 'clusterrolebinding', 'pool-operators', `--clusterrole=${poolletClusterRoleName(machine)}`, '--group=pool-operators'])
