@@ -70,7 +70,7 @@ export default class Poollet extends Command {
       secretNamespace: flags['kubeconfig-secret-namespace'],
       bootstrapKubeconfig: flags['bootstrap-kubeconfig'],
       rotateCertificates: flags['rotate-certificates'],
-      qps: Number(flags.qps),
+      qps: flags.qps,
       burst: flags.burst,
       csrTimeout: flags['certificate-request-timeout'],
     })

@@ -26,7 +26,8 @@ export interface IdentityInput {
   secretNamespace?: string
   bootstrapKubeconfig?: string
   rotateCertificates: boolean
-  qps: number
+  /** As typed: a number, e.g. 20 or 2.5. */
+  qps: string
   burst: number
   csrTimeout?: string
 }
@@ -53,7 +54,8 @@ export function validateIdentityOptions(input: IdentityInput): IdentityValidatio
   const store = Boolean(input.kubeconfig || input.secretName)
   if (input.bootstrapKubeconfig && !store) errors.push(`${f.bootstrapKubeconfig} needs ${f.kubeconfig} or ${f.secretName}: where the issued kubeconfig is kept`)
   if (input.rotateCertificates && !store) errors.push(`${f.rotateCertificates} needs ${f.kubeconfig} or ${f.secretName}: where the renewed kubeconfig is kept`)
-  if (!(Number.isFinite(input.qps) && input.qps > 0)) errors.push(`${f.qps} ${input.qps} must be a number > 0 (requests per second)`)
+  const qps = /^\s*\d+(\.\d+)?\s*$/.test(input.qps) ? Number(input.qps) : Number.NaN
+  if (!(qps > 0)) errors.push(`${f.qps} ${JSON.stringify(input.qps)} must be a number > 0 (requests per second)`)
   if (!(Number.isSafeInteger(input.burst) && input.burst >= 1)) errors.push(`${f.burst} ${input.burst} must be an integer >= 1`)
   let csrTimeoutMs: number = IDENTITY_DEFAULTS.csrTimeoutMs
   if (input.csrTimeout !== undefined) {
@@ -70,5 +72,5 @@ export function validateIdentityOptions(input: IdentityInput): IdentityValidatio
     : input.secretName
       ? {type: 'secret', name: input.secretName, namespace: input.secretNamespace || undefined}
       : {type: 'default'}
-  return {ok: true, options: {source, bootstrapKubeconfig: input.bootstrapKubeconfig || undefined, rotateCertificates: input.rotateCertificates, qps: input.qps, burst: input.burst, csrTimeoutMs}}
+  return {ok: true, options: {source, bootstrapKubeconfig: input.bootstrapKubeconfig || undefined, rotateCertificates: input.rotateCertificates, qps, burst: input.burst, csrTimeoutMs}}
 }

@@ -22,7 +22,7 @@ describe('poollet bootstrap failures: one clear error and a retry, never a crash
   let runtime: TestRuntime
   const poollets: CliProcess[] = []
 
-  const start = (pool: string, bootstrapKubeconfig: string) => {
+  const start = (pool: string, bootstrapKubeconfig: string, extra: readonly string[] = []) => {
     const poollet = new CliProcess([
       'poollet',
       `--pool-name=${pool}`,
@@ -34,6 +34,7 @@ describe('poollet bootstrap failures: one clear error and a retry, never a crash
       '--heartbeat-status-timeout=500ms',
       '--log-format=json',
       '--log-level=debug',
+      ...extra,
     ])
     poollets.push(poollet)
     return poollet
@@ -67,6 +68,14 @@ describe('poollet bootstrap failures: one clear error and a retry, never a crash
     await poollet.waitForLog('poollet starting', {}, 30_000)
     expect(poollet.child.exitCode, 'still running').to.equal(null)
     expect(errors(poollet)).to.have.length(1)
+  })
+
+  it('a CSR nobody approves within --certificate-request-timeout: a clear error saying what to check, then a new CSR', async () => {
+    const poollet = start('t1', token.kubeconfig, ['--certificate-request-timeout=2s'])
+    const error = await waitFor('the timeout error', () => errors(poollet)[0], {timeoutMs: 60_000})
+    expect(String(error.msg)).to.match(/certificate signing request \S+ was not approved within 2s: is an approver running/)
+    await waitFor('a second error after a retry', () => errors(poollet).length >= 2, {timeoutMs: 60_000})
+    expect(poollet.child.exitCode, 'still running').to.equal(null)
   })
 
   it('a bootstrap token the API server refuses: a clear error per attempt, retried, the process alive', async () => {

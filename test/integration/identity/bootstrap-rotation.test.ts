@@ -162,4 +162,38 @@ describe('poollet identity: bootstrap from a token, rotation without a restart, 
     expect((await listCsrs(plane)).filter((csr) => csr.spec.username === token.username).length, 'no CSR by the bootstrap token').to.equal(before)
     expect(second.logs().some((l) => String(l.msg).includes('bootstrapping'))).to.be.false
   })
+
+  it('re-bootstraps at start when the stored certificate has expired and the bootstrap kubeconfig is there', async () => {
+    await poollets.at(-1)?.stop()
+    const pem = clientCertificatePem(kubeConfigFromString(readFileSync(kubeconfig, 'utf8')))
+    const {times} = certificateInfo(pem ?? '')
+    await waitFor('the stored certificate expired', () => Date.now() > times.notAfter + 1_000, {timeoutMs: 60_000, intervalMs: 200})
+    const before = (await listCsrs(plane)).filter((csr) => csr.spec.username === token.username).length
+    const count = samples.length
+    const third = new CliProcess(args())
+    poollets.push(third)
+    const line = await third.waitForLog('bootstrapping a client certificate', {}, 30_000)
+    expect(String(line.reason)).to.include('expired')
+    await third.waitForLog('client certificate issued and stored', {}, 60_000)
+    await waitFor('renewals after the re-bootstrap', () => samples.length >= count + 3, {timeoutMs: 30_000})
+    expect((await listCsrs(plane)).filter((csr) => csr.spec.username === token.username).length, 'one new CSR by the bootstrap token').to.equal(before + 1)
+  })
+
+  it('keeps the issued kubeconfig in a Secret with --kubeconfig-secret-name, read back at restart', async () => {
+    const pool = 's1'
+    const secretArgs = args().map((a) => (a.startsWith('--kubeconfig=') ? `--kubeconfig-secret-name=${pool}-kubeconfig` : a.startsWith('--pool-name=') ? `--pool-name=${pool}` : a))
+    // The Secret is read and written with the process's own cluster credentials ($KUBECONFIG here, in-cluster in a pod).
+    const env = {KUBECONFIG: plane.adminKubeconfig, POD_NAMESPACE: 'default'}
+    const first = new CliProcess(secretArgs, env)
+    poollets.push(first)
+    await first.waitForLog('client certificate issued and stored', {kubeconfig: `Secret default/${pool}-kubeconfig`}, 60_000)
+    const data = await plane.kubectl(['get', 'secret', '-n', 'default', `${pool}-kubeconfig`, '-o', 'jsonpath={.data.kubeconfig}'])
+    const stored = kubeConfigFromString(Buffer.from(data, 'base64').toString('utf8'))
+    expect(certificateInfo(clientCertificatePem(stored) ?? '').commonName).to.equal(`${machine.poolletUserPrefix}${pool}`)
+    await first.stop()
+    const second = new CliProcess(secretArgs, env)
+    poollets.push(second)
+    await second.waitForLog('using the stored kubeconfig', {kubeconfig: `Secret default/${pool}-kubeconfig`}, 30_000)
+    await second.waitForLog('poollet starting', {}, 30_000)
+  })
 })

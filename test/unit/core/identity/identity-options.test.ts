@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import {validateIdentityOptions, type IdentityInput} from '../../../../src/core/identity-options.ts'
 
-const base: IdentityInput = {rotateCertificates: false, qps: 20, burst: 30}
+const base: IdentityInput = {rotateCertificates: false, qps: '20', burst: 30}
 
 function errors(input: Partial<IdentityInput>): string[] {
   const result = validateIdentityOptions({...base, ...input})
@@ -20,9 +20,15 @@ describe('poollet identity flags (IronCore’s rules)', () => {
   })
 
   it('refuses a namespace without a Secret name, and a bad --qps, --burst or timeout, all at once', () => {
-    const all = errors({secretNamespace: 'ns', qps: 0, burst: 0, csrTimeout: 'soon'})
+    const all = errors({secretNamespace: 'ns', qps: 'fast', burst: 0, csrTimeout: 'soon'})
     expect(all).to.have.length(4)
     expect(all.join('\n')).to.include('--kubeconfig-secret-namespace needs --kubeconfig-secret-name').and.include('--qps').and.include('--burst').and.include('--certificate-request-timeout')
+  })
+
+  it('reads --qps as a positive number', () => {
+    const ok = validateIdentityOptions({...base, qps: '2.5'})
+    expect(ok.ok && ok.options.qps).to.equal(2.5)
+    expect(errors({qps: '0'})[0]).to.equal('--qps "0" must be a number > 0 (requests per second)')
   })
 
   it('says where the kubeconfig lives', () => {
