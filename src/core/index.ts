@@ -72,7 +72,7 @@ export {
 export type {HealthRecord} from './health-tracker.ts'
 export {BLIND_REASONS, Sight, sightTimings, type BlindReason, type SightOptions, type SightState} from './sight.ts'
 export {ViewState, type BlindSpell, type ViewObserver} from './view-state.ts'
-export {VIEW_RESTORED_REASON, kindObject, viewRestoredEvent} from './lifecycle-reports.ts'
+export {VIEW_RESTORED_REASON, breakerEvent, kindObject, viewRestoredEvent} from './lifecycle-reports.ts'
 
 // Leader election: client-go's semantics on a Lease, through the LeaseStore port and the Clock.
 export {LeaderElector} from './leader-elector.ts'

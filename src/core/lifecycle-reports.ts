@@ -80,3 +80,17 @@ export function unmarkableEvent(kind: PoolKind, pool: Pool, reason: UnmarkableRe
 export function logUnmarkable(logger: Logger, kind: PoolKind, report: UnmarkableReport): void {
   logger.warn({kind: kind.name, pool: report.name, reason: report.reason}, `pool ${report.name} ${unmarkableMessage(kind, report.reason)}`)
 }
+
+/** The breaker concerns a kind, not a pool: its Event goes on the kind's CRD. */
+export function breakerEvent(kind: PoolKind, report: BreakerReport): PoolEvent {
+  const tripped = report.transition === 'tripped'
+  const limit = formatMaxUnhealthy(report.limit)
+  return {
+    ...kindObject(kind),
+    type: tripped ? 'Warning' : 'Normal',
+    reason: tripped ? 'MaxUnhealthyExceeded' : 'MaxUnhealthyRecovered',
+    message: tripped
+      ? `${report.unhealthy} of ${report.total} ${kind.plural} stale at once, more than --max-unhealthy=${limit}: marking none Unknown`
+      : `${report.unhealthy} of ${report.total} ${kind.plural} stale, within --max-unhealthy=${limit}: marking resumed`,
+  }
+}

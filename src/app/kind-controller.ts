@@ -1,0 +1,172 @@
+/**
+ * One pool kind's part of the controller: its pool and Lease caches, its view (whole or blind, from
+ * the shared sight and its own watches), its lifecycle engine, and their metrics and Events, wired
+ * together. The logic lives in src/core; this only connects it.
+ */
+import type {KubeConfig} from '@kubernetes/client-node'
+import {
+  systemClock,
+  breakerEvent,
+  errorMessage,
+  findCondition,
+  type MaxUnhealthy,
+  PoolLifecycle,
+  READY_CONDITION,
+  type Sight,
+  sightTimings,
+  ViewState,
+  viewRestoredEvent,
+  type PoolKind,
+  type Logger,
+  type Pool,
+  type StatusWritePlan,
+} from '../core/index.ts'
+import type {EventRecorder} from '../kube/event-recorder.ts'
+import {createLeaseStore, toLease} from '../kube/lease-store.ts'
+import {createPoolStatusStore} from '../kube/pool-status-store.ts'
+import {createLeaseCache, createPoolCache, leaseKey} from '../kube/resource-caches.ts'
+import {NO_READY_STATUS, type ControllerMetrics} from '../observe/metrics.ts'
+import type {Runnable} from '../runtime/runnable.ts'
+
+/** What a kind's part takes from the controller's wiring. */
+export interface KindWiring {
+  kubeConfig: KubeConfig
+  gracePeriodMs: number
+  maxUnhealthy?: MaxUnhealthy
+  logger: Logger
+}
+
+/**
+ * The deadline of an Unknown write (and the reads of its conflicts): 5 s, the default lease duration
+ * minus the renew deadline, so that a write sent just before leadership is lost cannot outlast the
+ * moment a standby may take over.
+ */
+const UNKNOWN_WRITE_TIMEOUT_MS = 5_000
+/**
+ * A gap between watch streams shorter than this is a routine reconnect, not blindness: a few seconds,
+ * and a quarter of the grace period at most, so that a short grace period is not outlasted by a gap.
+ */
+export function watchGapToleranceMs(gracePeriodMs: number): number {
+  return Math.max(200, Math.min(3_000, gracePeriodMs / 4))
+}
+
+/** One kind's caches and engine, wired together. */
+export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusWritePlan, events: EventRecorder, metrics: ControllerMetrics, sight: Sight) {
+  const {kubeConfig, logger} = wiring
+  const observer = (resource: string) => ({
+    relist: (reason: string) => metrics.cache.relists.inc({resource, reason}),
+    watchRestart: (reason: string) => metrics.cache.watchRestarts.inc({resource, reason}),
+  })
+  const gapToleranceMs = watchGapToleranceMs(wiring.gracePeriodMs)
+  const pools = createPoolCache(kubeConfig, kind, {logger, observer, gapToleranceMs})
+  const leases = createLeaseCache(kubeConfig, kind, {logger, observer, gapToleranceMs})
+  const leaseOf = (name: string) => {
+    const raw = leases.get(leaseKey(kind, name))
+    return raw === undefined ? undefined : toLease(raw)
+  }
+  const timings = sightTimings(wiring.gracePeriodMs)
+  // The confirming read is bounded like the API probe: slower is blindness, not a verdict.
+  const leaseReader = createLeaseStore(kubeConfig, kind.leaseNamespace, {requestTimeoutMs: timings.probeTimeoutMs})
+  let leading = false
+  // canJudge and the view's observer refer to each other: neither is called before both exist.
+  const lifecycle = new PoolLifecycle({
+    kind,
+    clock: systemClock,
+    // An Unknown write is aborted when leadership ends; its deadline bounds one that hangs all the same.
+    store: createPoolStatusStore(kubeConfig, kind, {logger, requestTimeoutMs: UNKNOWN_WRITE_TIMEOUT_MS}),
+    getPool: (name) => pools.get(name),
+    getLease: leaseOf,
+    confirmLease: (name) => leaseReader.get(name),
+    confirmTimeoutMs: timings.probeTimeoutMs,
+    onConfirmFailed: (name, error) => sight.reportApiFailure(`confirming the silence of ${kind.name}pool ${name}: ${errorMessage(error)}`),
+    canJudge: () => sight.check() && view.whole,
+    events,
+    logger: logger,
+    gracePeriodMs: wiring.gracePeriodMs,
+    maxUnhealthy: wiring.maxUnhealthy,
+    plan,
+    observer: {
+      unmarkable: (report) => metrics.staleUnmarkable.inc({kind: kind.name, reason: report.reason}),
+      confirmRead: (_name, outcome) => {
+        metrics.confirmReads.inc({kind: kind.name, outcome})
+        // The Lease moved and its watch did not say so: the watch lags or is stuck; a relist mends it.
+        if (outcome === 'renewed') leases.requestRelist('a confirming read found a renewal the watch had not delivered')
+      },
+      marked: (report) => {
+        metrics.poolsMarkedUnknown.inc({kind: kind.name})
+        metrics.unknownWriteDelay.observe(report.delayMs / 1000)
+      },
+      breaker: (report) => {
+        const tripped = report.transition === 'tripped'
+        metrics.breakerOpen.set({kind: kind.name}, tripped ? 1 : 0)
+        events.record(breakerEvent(kind, report))
+      },
+    },
+  })
+  const view = new ViewState({
+    clock: systemClock,
+    logger,
+    sources: ['sight', 'pools', 'leases'],
+    fields: {kind: kind.name},
+    observer: {
+      changed: (whole, reason) => {
+        metrics.viewWhole.set({kind: kind.name}, whole ? 1 : 0)
+        if (reason !== undefined) metrics.blindSpells.inc({kind: kind.name, reason})
+        lifecycle.setViewWhole(whole)
+      },
+      blindFor: (reason, ms) => metrics.blindSeconds.inc({kind: kind.name, reason}, ms / 1000),
+      // The spell at start-up is no news; one while leading is: pool status shows it to the operator.
+      spellEnded: (spell) => {
+        if (leading && spell.reasons.some((r) => r !== 'not-synced')) events.record(viewRestoredEvent(kind, spell))
+      },
+    },
+  })
+  const cacheState = (cache: typeof pools | typeof leases, whole: boolean) => (whole ? undefined : cache.synced ? 'watch-gap' : 'not-synced')
+  pools.onHealth((whole, reason) => view.set('pools', cacheState(pools, whole), reason))
+  leases.onHealth((whole, reason) => view.set('leases', cacheState(leases, whole), reason))
+  sight.subscribe((state) => view.set('sight', state.reason, state.detail))
+  view.set('sight', sight.state.reason, sight.state.detail)
+
+  const readyStatus = (pool: Pool | undefined) => findCondition(pool?.status?.conditions, READY_CONDITION)?.status ?? NO_READY_STATUS
+  // The pools gauge moves with each event (old status down, new up): no scan over all pools.
+  const countPool = (pool: Pool | undefined, delta: number) => {
+    if (pool !== undefined) metrics.pools.inc({kind: kind.name, status: readyStatus(pool)}, delta)
+  }
+  pools.onEvent((event) => {
+    if (event.type === 'upsert') {
+      countPool(event.old, -1)
+      countPool(event.object, +1)
+      lifecycle.poolUpserted(event.object)
+    } else {
+      countPool(event.object, -1)
+      lifecycle.poolDeleted(event.key)
+    }
+  })
+  leases.onEvent((event) => {
+    metrics.leaseEvents.inc()
+    const name = event.object.metadata.name
+    if (event.type === 'upsert') lifecycle.leaseUpserted(toLease(event.object))
+    else lifecycle.leaseDeleted(name)
+  })
+  lifecycle.setViewWhole(view.whole)
+
+  const caches: Runnable[] = [pools, leases].map((cache, i) => ({
+    name: `${i === 0 ? kind.plural : 'leases'} cache (${kind.name})`,
+    group: 'caches',
+    start: (signal) => cache.start(signal),
+    waitReady: (signal) => cache.waitForSync(signal),
+  }))
+  const engine: Runnable = {
+    name: `${kind.name}pool lifecycle`,
+    needLeaderElection: true,
+    async start(signal) {
+      leading = true
+      lifecycle.setLeader(true)
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, {once: true}))
+      leading = false
+      lifecycle.setLeader(false)
+      await lifecycle.close()
+    },
+  }
+  return {kind, caches, engine, view}
+}
