@@ -58,7 +58,7 @@ class Running<T extends KubeObject> {
 
 interface PoolObject extends KubeObject {
   metadata: {name: string; resourceVersion: string; labels?: Record<string, string>}
-  spec?: {providerID?: string}
+  spec?: {providerID?: string; taints?: {key: string; effect: string}[]}
 }
 
 function pools(plane: ControlPlane) {
@@ -67,8 +67,9 @@ function pools(plane: ControlPlane) {
   return {
     create: (name: string, label: string) =>
       api.createClusterCustomObject({...base, body: {apiVersion: `${KIND.group}/${KIND.version}`, kind: KIND.kind, metadata: {name, labels: {'lwc-test': label}}, spec: {providerID: `test://${name}`}}}) as Promise<PoolObject>,
-    setProvider: (name: string, providerID: string) =>
-      api.patchClusterCustomObject({...base, name, body: [{op: 'replace', path: '/spec/providerID', value: providerID}]}) as Promise<PoolObject>,
+    // providerID is immutable once set (as in IronCore): an update changes the taints instead.
+    taint: (name: string, key: string) =>
+      api.patchClusterCustomObject({...base, name, body: [{op: 'add', path: '/spec/taints', value: [{key, effect: 'NoSchedule'}]}]}) as Promise<PoolObject>,
     delete: (name: string) => api.deleteClusterCustomObject({...base, name}),
   }
 }
@@ -109,7 +110,7 @@ describe('ListWatchCache on a real API server', function () {
       await r.cache.waitForSync(AbortSignal.timeout(10_000))
       const created = await api.create('lwc-events', 'events')
       await waitFor('the create', () => r.events.length === 1)
-      const updated = await api.setProvider('lwc-events', 'test://moved')
+      const updated = await api.taint('lwc-events', 'moved')
       await waitFor('the update', () => r.events.length === 2)
       expect(r.cache.resourceVersion).to.equal(updated.metadata.resourceVersion)
       await api.delete('lwc-events')
@@ -117,8 +118,8 @@ describe('ListWatchCache on a real API server', function () {
       const [c, u, d] = r.events
       expect(c).to.deep.include({type: 'upsert', key: 'lwc-events'})
       expect(c?.object.metadata.resourceVersion).to.equal(created.metadata.resourceVersion)
-      expect(u?.type === 'upsert' && u.old?.spec?.providerID).to.equal('test://lwc-events')
-      expect(u?.object.spec?.providerID).to.equal('test://moved')
+      expect(u?.type === 'upsert' && u.old?.spec?.taints).to.equal(undefined)
+      expect(u?.object.spec?.taints).to.deep.equal([{key: 'moved', effect: 'NoSchedule'}])
       expect(d).to.deep.include({type: 'delete', key: 'lwc-events'})
       expect(r.cache.size).to.equal(0)
     })
