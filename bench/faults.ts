@@ -138,7 +138,7 @@ try {
     // One more grace period: a late false mark would show up here.
     await delay(graceMs)
     const cpu1 = sampleProc(ctl.pid)
-    // From the controller's own log line of each mark (pino's time, this machine's wall clock, as endedAt).
+    // From the controller's own log line of each mark (its ISO time, this machine's wall clock, as endedAt).
     const marks = new Map(marksFrom(ctl, logFrom).map((m) => [m.pool, m.time]))
     const delays = these.flatMap((name) => (marks.has(name) ? [marks.get(name)! - endedAt] : []))
     const falseUnknowns = new Set([...watch.unknownAt.keys(), ...marksFrom(ctl, 0).map((m) => m.pool)].filter((name) => !frozen.has(name)))
@@ -174,7 +174,8 @@ interface LogEntry {
   msg?: string
   reason?: string
   pool?: string
-  time?: number
+  /** ISO time (the logger's Kubernetes-style timestamps). */
+  time?: string
 }
 
 function logFrom(ctl: ControllerProcess, from: number): LogEntry[] {
@@ -194,5 +195,5 @@ function blindReasons(ctl: ControllerProcess, from: number): string[] {
 
 /** The controller's marks from its log line `from` on: pool and wall time. */
 function marksFrom(ctl: ControllerProcess, from: number): {pool: string; time: number}[] {
-  return logFrom(ctl, from).flatMap((e) => (e.msg === 'pool marked Ready=Unknown' ? [{pool: String(e.pool), time: Number(e.time)}] : []))
+  return logFrom(ctl, from).flatMap((e) => (e.msg === 'pool marked Ready=Unknown' ? [{pool: String(e.pool), time: Date.parse(String(e.time))}] : []))
 }
