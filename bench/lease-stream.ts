@@ -95,6 +95,10 @@ try {
     ['controller RSS at end, MiB', fmt(to.rssBytes / MiB, 1)],
     ['controller peak RSS, MiB', fmt(to.hwmBytes / MiB, 1)],
   ])
+} catch (error) {
+  // The controller's last words explain a stalled or closed stream.
+  process.stderr.write(`controller log (last lines):\n${controller?.cli.stderr.slice(-15).join('\n') ?? ''}\n`)
+  throw error
 } finally {
   progress('stopping everything')
   await controller?.stop()

@@ -57,6 +57,25 @@ function pool(kind: PoolKind, name: string, rv: string) {
   return {apiVersion: `${kind.group}/${kind.version}`, kind: kind.kind, metadata: {name, uid: `pool-${name}`, resourceVersion: rv, generation: 1, creationTimestamp: CREATED}, spec: {}, status: {conditions: [ready]}}
 }
 
+/** How long the reader may leave the stream's buffer full before the bench gives up on it. */
+const DRAIN_TIMEOUT_MS = 30_000
+
+/** Resolves when the reader has taken the buffered bytes; rejects if it closed the stream or stalled. */
+async function drained(res: ServerResponse): Promise<void> {
+  const signal = AbortSignal.timeout(DRAIN_TIMEOUT_MS)
+  const ended = once(res, 'close', {signal}).then(() => {
+    throw new Error('the controller closed its Lease watch during the stream')
+  })
+  // Handled when drain wins, and the stream closes later (or the timeout fires).
+  ended.catch(() => {})
+  try {
+    await Promise.race([once(res, 'drain', {signal}), ended])
+  } catch (error) {
+    if (signal.aborted) throw new Error(`the controller read nothing of its Lease watch for ${DRAIN_TIMEOUT_MS / 1000} s`)
+    throw error
+  }
+}
+
 export class FakeLeaseApi {
   private readonly server: Server
   private readonly kind: PoolKind
@@ -130,7 +149,7 @@ export class FakeLeaseApi {
         for (; sent < due; sent++) res.write(this.line(renew))
         res.uncork()
         // Asked after uncork: what the kernel took at once needs no drain.
-        if (res.writableNeedDrain) await once(res, 'drain')
+        if (res.writableNeedDrain) await drained(res)
       }
       await new Promise((resolve) => setTimeout(resolve, 2))
     }
