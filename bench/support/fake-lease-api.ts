@@ -62,7 +62,10 @@ const DRAIN_TIMEOUT_MS = 30_000
 
 /** Resolves when the reader has taken the buffered bytes; rejects if it closed the stream or stalled. */
 async function drained(res: ServerResponse): Promise<void> {
-  const signal = AbortSignal.timeout(DRAIN_TIMEOUT_MS)
+  const done = new AbortController()
+  const timeout = AbortSignal.timeout(DRAIN_TIMEOUT_MS)
+  // Aborted once this wait is over, so that neither listener outlives it.
+  const signal = AbortSignal.any([done.signal, timeout])
   const ended = once(res, 'close', {signal}).then(() => {
     throw new Error('the controller closed its Lease watch during the stream')
   })
@@ -71,8 +74,10 @@ async function drained(res: ServerResponse): Promise<void> {
   try {
     await Promise.race([once(res, 'drain', {signal}), ended])
   } catch (error) {
-    if (signal.aborted) throw new Error(`the controller read nothing of its Lease watch for ${DRAIN_TIMEOUT_MS / 1000} s`)
+    if (timeout.aborted) throw new Error(`the controller read nothing of its Lease watch for ${DRAIN_TIMEOUT_MS / 1000} s`)
     throw error
+  } finally {
+    done.abort()
   }
 }
 
