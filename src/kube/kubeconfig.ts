@@ -53,10 +53,25 @@ export function reuseConnections(kc: KubeConfig): void {
     }
     hash.update(String(agentOptions.rejectUnauthorized))
     const key = hash.digest('hex')
-    if (!cache.has(key)) cache.set(key, create(cluster, agentOptions))
+    if (!cache.has(key)) {
+      // A new identity for a server (a rotated client certificate): the old one's pool is closed
+      // gracefully, so each rotation leaves none behind; its requests and watches in flight finish first.
+      const server = cluster?.server ?? ''
+      for (const [oldKey, old] of servers.get(kc)?.get(server) ?? []) {
+        cache.delete(oldKey)
+        void (old as {close?: () => Promise<void>}).close?.().catch(() => {})
+      }
+      const dispatcher = create(cluster, agentOptions)
+      cache.set(key, dispatcher)
+      if (!servers.has(kc)) servers.set(kc, new Map())
+      servers.get(kc)?.set(server, new Map([[key, dispatcher]]))
+    }
     return cache.get(key)
   }
 }
+
+/** Per KubeConfig and server, the dispatcher of the identity in use. */
+const servers = new WeakMap<KubeConfig, Map<string, Map<string, unknown>>>()
 
 /** Each KubeConfig's shared dispatchers, for dropConnections(). */
 const dispatchers = new WeakMap<KubeConfig, Map<string, unknown>>()
@@ -72,6 +87,7 @@ export function dropConnections(kc: KubeConfig): number {
   if (cache === undefined) return 0
   const pools = [...cache.values()]
   cache.clear()
+  servers.delete(kc)
   for (const pool of pools) void (pool as {destroy?: () => Promise<void>}).destroy?.().catch(() => {})
   return pools.length
 }

@@ -71,7 +71,7 @@ export class CliProcess {
   }
 
   /** Waits for a log line whose msg includes the text (and whose fields match), returning it. */
-  waitForLog(text: string, fields: Record<string, unknown> = {}, timeoutMs = 10_000): Promise<Record<string, unknown>> {
+  waitForLog(text: string, fields: Record<string, unknown> = {}, timeoutMs = 30_000): Promise<Record<string, unknown>> {
     return waitFor(
       `a log line "${text}"`,
       () => this.logs().find((l) => String(l.msg).includes(text) && Object.entries(fields).every(([k, v]) => l[k] === v)),

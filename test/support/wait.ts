@@ -4,7 +4,9 @@ export async function waitFor<T>(
   probe: () => T | undefined | false | Promise<T | undefined | false>,
   options: {timeoutMs?: number; intervalMs?: number} = {},
 ): Promise<T> {
-  const timeoutMs = options.timeoutMs ?? 10_000
+  // Generous: a deadline only bounds a failure; a healthy run returns as soon as the condition holds,
+  // and CI may run on a busy machine where a process start or an API answer takes seconds.
+  const timeoutMs = options.timeoutMs ?? 30_000
   const deadline = Date.now() + timeoutMs
   let lastError: unknown
   for (;;) {

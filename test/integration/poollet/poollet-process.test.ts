@@ -45,7 +45,7 @@ describe('ironpool poollet: flags and signals', function () {
       let exit: {code: number | null} | undefined
       void fixture.poollet.exited.then((e) => (exit = e))
       // "Within a couple of seconds": a deadline on the exit, not a timing measurement.
-      await waitFor('the poollet to exit after SIGTERM', () => exit, {timeoutMs: 5_000})
+      await waitFor('the poollet to exit after SIGTERM', () => exit, {timeoutMs: 15_000})
       expect(exit?.code).to.equal(0)
     } finally {
       await fixture.stop()

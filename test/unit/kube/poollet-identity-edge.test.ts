@@ -63,5 +63,8 @@ describe("a poollet's CSR and kubeconfig file", () => {
     const after = await dispatcher()
     expect(after).to.not.equal(before)
     expect(await dispatcher(), 'shared again from then on').to.equal(after)
+    // The old identity's pool is closed (gracefully): a rotation leaves no pool behind.
+    expect((before as {closed?: boolean}).closed, 'the old pool closed').to.equal(true)
+    expect((after as {closed?: boolean}).closed).to.equal(false)
   })
 })
