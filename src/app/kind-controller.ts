@@ -124,7 +124,7 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
   const cacheState = (cache: typeof pools | typeof leases, whole: boolean) => (whole ? undefined : cache.synced ? 'watch-gap' : 'not-synced')
   pools.onHealth((whole, reason) => view.set('pools', cacheState(pools, whole), reason))
   leases.onHealth((whole, reason) => view.set('leases', cacheState(leases, whole), reason))
-  sight.subscribe((state) => view.set('sight', state.reason, state.detail))
+  sight.subscribe((state) => view.set('sight', state.reason, state.detail, state.blindForMs))
   view.set('sight', sight.state.reason, sight.state.detail)
 
   const readyStatus = (pool: Pool | undefined) => findCondition(pool?.status?.conditions, READY_CONDITION)?.status ?? NO_READY_STATUS

@@ -37,6 +37,8 @@ export interface SightOptions {
 export interface SightState {
   reason: 'paused' | 'api-unanswered' | undefined
   detail?: string
+  /** For a pause: how long the process was stopped before it could see so, i.e. blind already. */
+  blindForMs?: number
 }
 
 type Listener = (state: SightState) => void
@@ -160,7 +162,7 @@ export class Sight {
     const now = this.o.clock.monotonic()
     let next: SightState
     if (this.pausedAt !== undefined) {
-      next = {reason: 'paused', detail: `the event loop ran ${this.pauseGapMs} ms late (paused or starved)`}
+      next = {reason: 'paused', detail: `the event loop ran ${this.pauseGapMs} ms late (paused or starved)`, blindForMs: this.pauseGapMs}
     } else if (this.apiProblem !== undefined) {
       next = {reason: 'api-unanswered', detail: this.apiProblem}
     } else if (this.lastGoodProbeStart === undefined || now - this.lastGoodProbeStart > this.staleAfterMs()) {

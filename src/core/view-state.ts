@@ -59,18 +59,23 @@ export class ViewState {
     return this.current
   }
 
-  /** What the source says now: blind for a reason, or (undefined) nothing against the view. */
-  set(source: string, reason: BlindReason | undefined, detail?: string): void {
+  /**
+   * What the source says now: blind for a reason, or (undefined) nothing against the view. sinceMs:
+   * the source has been blind that long already (a pause is seen only once it is over), so a spell
+   * that begins now is counted from then.
+   */
+  set(source: string, reason: BlindReason | undefined, detail?: string, sinceMs = 0): void {
     if (reason === undefined) this.inputs.delete(source)
     else this.inputs.set(source, {reason, detail})
-    this.update(source)
+    this.update(source, sinceMs)
   }
 
-  private update(source: string): void {
+  private update(source: string, sinceMs: number): void {
     const top = this.top()
     const next = top?.reason
     if (next === this.current) return
-    const now = this.clock.monotonic()
+    // Backdated only for a spell that begins now: one that goes on has been counted all along.
+    const now = this.clock.monotonic() - (this.current === undefined ? Math.max(0, sinceMs) : 0)
     if (this.current !== undefined) this.observer.blindFor?.(this.current, now - this.since)
     const was = this.current
     this.current = next

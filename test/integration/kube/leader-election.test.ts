@@ -150,9 +150,9 @@ describe('leader election on a real Lease (kube-apiserver)', function () {
     leader.stop.abort() // no release: the standby must wait for expiry
     expect(await leader.done).to.equal('stopped')
     const took = await takeover(leader, standby, stoppedAt)
-    // Not at once (the Lease was fresh), and within a lease duration plus two acquire tries and latency.
+    // Not at once: the Lease was fresh. A lower bound on the test's monotonic clock, which a busy
+    // machine can only lengthen; how soon after expiry it came is the unit tests' business (fake clock).
     expect(took).to.be.at.least(LEASE_MS / 2)
-    expect(took).to.be.at.most(LEASE_MS + 2 * RETRY_MS * 2.2 + 1000)
     expect(overlaps(leader, standby)).to.deep.equal([])
     const lease = await store.get('ironpool-it-expiry')
     expect(lease?.spec).to.deep.include({holderIdentity: standby.identity, leaseTransitions: (first?.spec.leaseTransitions ?? 0) + 1})
@@ -203,14 +203,20 @@ describe('leader election on a real Lease (kube-apiserver)', function () {
   })
 
   it('releaseOnCancel: the standby takes over on its next try, well before the lease could expire', async () => {
-    const [leader, standby] = await elect('ironpool-it-release', true)
-    const stoppedAt = performance.now()
-    leader.stop.abort()
-    expect(await leader.done).to.equal('stopped')
-    const took = await takeover(leader, standby, stoppedAt)
-    // Expiry would take at least LEASE_MS - RETRY_MS after the stop; the release makes it one try.
-    expect(took).to.be.below(LEASE_MS - RETRY_MS)
-    expect(overlaps(leader, standby)).to.deep.equal([])
-    expect((await store.get('ironpool-it-release'))?.spec.holderIdentity).to.equal(standby.identity)
+    const history = await LeaseHistory.start(plane, 'ironpool-it-release')
+    try {
+      const [leader, standby] = await elect('ironpool-it-release', true)
+      leader.stop.abort()
+      expect(await leader.done).to.equal('stopped')
+      await takeover(leader, standby, performance.now())
+      expect(overlaps(leader, standby)).to.deep.equal([])
+      expect((await store.get('ironpool-it-release'))?.spec.holderIdentity).to.equal(standby.identity)
+      // The order of the Lease's versions shows why: the leader's records, its release (no holder),
+      // then the standby's, which took the released Lease rather than waiting for it to expire.
+      const holders = history.versions.map((v) => v.holder).filter((h, i, all) => i === 0 || all[i - 1] !== h)
+      expect(holders).to.deep.equal([leader.identity, '', standby.identity])
+    } finally {
+      history.stop()
+    }
   })
 })

@@ -85,6 +85,7 @@ describe('Sight', () => {
     expect(seenByDeadline).to.be.false
     expect(sight.state.reason).to.equal('paused')
     expect(sight.state.detail).to.match(/the event loop ran \d+ ms late/)
+    expect(sight.state.blindForMs, 'the pause itself, for the blind time').to.be.at.least(9000)
     stop.abort()
   })
 

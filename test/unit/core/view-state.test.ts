@@ -54,6 +54,17 @@ describe('ViewState', () => {
     expect(logger.at('info').filter((e) => e.msg.startsWith('view whole again')).map((e) => e.obj.blindMs)).to.deep.equal([0, 3500])
   })
 
+  it('a spell a source reports late (a pause, seen once over) is counted from when it began', async () => {
+    const {clock, view, blind, spells} = setup()
+    for (const s of ['sight', 'pools', 'leases']) view.set(s, undefined)
+    await clock.advance(10_000)
+    view.set('sight', 'paused', 'the event loop ran 6000 ms late', 6000)
+    await clock.advance(400)
+    view.set('sight', undefined)
+    expect(blind.at(-1)).to.deep.equal(['paused', 6400])
+    expect(spells.at(-1)).to.deep.include({reason: 'paused', durationMs: 6400})
+  })
+
   it('a source repeating its state changes nothing', () => {
     const {view, changes} = setup()
     for (const s of ['sight', 'pools', 'leases']) view.set(s, undefined)
