@@ -210,9 +210,15 @@ export class FakeLeaseApi {
         })
         return
       }
+      // Pages as a real server serves them: the controller's API probe asks for limit=1 every few
+      // seconds, and a fake that answered with all 10k Leases would make the bench measure that instead.
       const renew = formatMicroTime(new Date())
-      const items = this.templates.map((t) => (JSON.parse(t.head + rv + t.middle + renew + t.tail) as {object: unknown}).object)
-      return json(200, {apiVersion: 'coordination.k8s.io/v1', kind: 'LeaseList', metadata: {resourceVersion: rv}, items})
+      const limit = Number(url.searchParams.get('limit') ?? 0)
+      const from = Number(url.searchParams.get('continue') ?? 0)
+      const to = limit > 0 ? Math.min(from + limit, this.templates.length) : this.templates.length
+      const items = this.templates.slice(from, to).map((t) => (JSON.parse(t.head + rv + t.middle + renew + t.tail) as {object: unknown}).object)
+      const more = to < this.templates.length ? {continue: String(to)} : {}
+      return json(200, {apiVersion: 'coordination.k8s.io/v1', kind: 'LeaseList', metadata: {resourceVersion: rv, ...more}, items})
     }
     json(404, {kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `${url.pathname} not found`, reason: 'NotFound', code: 404, details: {}, metadata: {}})
   }
