@@ -54,6 +54,8 @@ describe('ironpool controller under faults', function () {
         await plane.startApiServer()
         await waitFor('the silent pool marked after the outage', async () => readyOf(await admin.getPool(kind, 'dies'))?.status === 'Unknown', {timeoutMs: 30_000})
         expect(readyOf(await admin.getPool(kind, 'alive'))?.status).to.equal(undefined)
+        // The Unknown can be read before the controller's log line about it has come through its pipe.
+        await controller.waitForLog('marked Ready=Unknown', {pool: 'dies'})
         expect(controller.marked()).to.deep.equal(['dies'])
       } finally {
         await alive.stop()

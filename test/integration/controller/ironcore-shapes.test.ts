@@ -64,7 +64,8 @@ describe('IronCore-shaped pools under health monitoring (real poollet, controlle
     const unknown = await waitFor('Ready Unknown', async () => ((await ready(pool))?.status === 'Unknown' ? ready(pool) : undefined), {timeoutMs: 20_000})
     expect(unknown).to.include({reason: kind.unknownReason, message: kind.unknownMessage})
     expect(await other(pool)).to.deep.equal(OTHER)
-    expect(controller.marked()).to.include(pool)
+    // The Unknown can be read before the controller's log line about it has come through its pipe.
+    await controller.waitForLog('marked Ready=Unknown', {pool})
     expect((await admin.getPool(kind, pool)).spec?.taints).to.deep.equal([{key: 'maintenance', effect: 'NoExecute'}])
   })
 
