@@ -1,8 +1,10 @@
 /**
- * Translates client-node's errors into the core's few error kinds, once, for every adapter in src/kube.
+ * Translates failed requests (api-request.ts's ApiStatusError, client-node's ApiException) into the
+ * core's few error kinds, once, for every adapter in src/kube.
  * The message always names what was attempted (verb and resource), so a log line says what failed.
  */
 import {ApiException} from '@kubernetes/client-node'
+import {ApiStatusError} from './api-request.ts'
 import {AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError} from '../core/index.ts'
 
 /** What was attempted, e.g. {verb: 'update', resource: 'lease ironcore-machinepool-lease/p1'}. */
@@ -27,23 +29,29 @@ function statusBody(body: unknown): StatusBody {
   return typeof body === 'object' && body !== null ? body : {}
 }
 
-/** The HTTP status of a client-node error, or undefined when the request never got an answer. */
+/** The answer of a request that got one: from the thin path (api-request.ts) or client-node's generated layer. */
+function answered(error: unknown): {code: number; body: unknown} | undefined {
+  return error instanceof ApiStatusError || error instanceof ApiException ? {code: error.code, body: error.body as unknown} : undefined
+}
+
+/** The HTTP status of a failed request, or undefined when the request never got an answer. */
 export function httpStatus(error: unknown): number | undefined {
-  return error instanceof ApiException ? error.code : undefined
+  return answered(error)?.code
 }
 
 export function translateApiError(error: unknown, attempt: Attempt): Error {
   const what = `${attempt.verb} ${attempt.resource}`
-  if (!(error instanceof ApiException)) {
+  const answer = answered(error)
+  if (answer === undefined) {
     const cause = error instanceof Error ? error.message : String(error)
     return new Error(`${what}: ${cause}`, {cause: error})
   }
-  const body = statusBody(error.body)
-  const detail = body.message ?? `HTTP ${error.code}`
-  switch (error.code) {
+  const body = statusBody(answer.body)
+  const detail = body.message ?? `HTTP ${answer.code}`
+  switch (answer.code) {
     case 401:
     case 403:
-      return new ForbiddenError(`${what}: forbidden (${error.code}): ${detail}`, {cause: error})
+      return new ForbiddenError(`${what}: forbidden (${answer.code}): ${detail}`, {cause: error})
     case 404:
       return new NotFoundError(`${what}: not found: ${detail}`, {cause: error})
     case 409:
@@ -51,7 +59,7 @@ export function translateApiError(error: unknown, attempt: Attempt): Error {
         ? new AlreadyExistsError(`${what}: already exists`, {cause: error})
         : new ConflictError(`${what}: conflict: ${detail}`, {cause: error})
     default:
-      return new Error(`${what}: HTTP ${error.code}: ${detail}`, {cause: error})
+      return new Error(`${what}: HTTP ${answer.code}: ${detail}`, {cause: error})
   }
 }
 

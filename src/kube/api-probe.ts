@@ -5,17 +5,17 @@
  * a read the API server could answer from memory. Its namespace holds a kind's Leases, which the
  * controller may list anyway: no extra RBAC.
  */
-import {CoordinationV1Api, type KubeConfig} from '@kubernetes/client-node'
+import type {KubeConfig} from '@kubernetes/client-node'
 import {attempt} from './api-errors.ts'
-import {withDeadline} from './request-deadline.ts'
+import {apiRequest} from './api-request.ts'
+import {leasePath} from './lease-store.ts'
 
 export type ApiProbe = (signal: AbortSignal) => Promise<void>
 
 export function createApiProbe(kc: KubeConfig, namespace: string, timeoutMs: number): ApiProbe {
-  const api = kc.makeApiClient(CoordinationV1Api)
   return async (signal) => {
     await attempt({verb: 'list', resource: `leases ${namespace} (the controller's API probe)`}, () =>
-      api.listNamespacedLease({namespace, limit: 1}, withDeadline(timeoutMs, undefined, {signal})),
+      apiRequest(kc, {method: 'GET', path: leasePath(namespace), query: {limit: 1}, timeoutMs, signal}),
     )
   }
 }

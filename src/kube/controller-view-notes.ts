@@ -4,10 +4,10 @@
  * which every grace period restarted (so a really dead pool is marked one grace period later). One
  * small, bounded list request; display only: when it fails, the notes are just left out.
  */
-import {CoreV1Api, type KubeConfig} from '@kubernetes/client-node'
+import type {CoreV1Event, KubeConfig} from '@kubernetes/client-node'
 import {formatAge, kindObject, VIEW_RESTORED_REASON, type PoolKind} from '../core/index.ts'
+import {apiRequest} from './api-request.ts'
 import {CLUSTER_EVENT_NAMESPACE} from './event-recorder.ts'
-import {withDeadline} from './request-deadline.ts'
 
 /** Spells older than this are history, not something an operator looking now needs told. */
 export const VIEW_NOTE_WINDOW_MS = 30 * 60_000
@@ -17,14 +17,17 @@ const TIMEOUT_MS = 3_000
 export async function controllerViewNotes(kc: KubeConfig, kinds: readonly PoolKind[], nowWall: number): Promise<string[]> {
   const crds = new Set(kinds.map((kind) => kindObject(kind).name))
   try {
-    const api = kc.makeApiClient(CoreV1Api)
-    const list = await api.listNamespacedEvent(
-      {namespace: CLUSTER_EVENT_NAMESPACE, fieldSelector: `reason=${VIEW_RESTORED_REASON},involvedObject.kind=CustomResourceDefinition`},
-      withDeadline(TIMEOUT_MS),
-    )
+    // The wire JSON: times are RFC 3339 strings.
+    type WireEvent = Pick<CoreV1Event, 'message' | 'count'> & {involvedObject?: {name?: string}; lastTimestamp?: string; eventTime?: string; firstTimestamp?: string}
+    const list = await apiRequest<{items?: WireEvent[]}>(kc, {
+      method: 'GET',
+      path: `/api/v1/namespaces/${CLUSTER_EVENT_NAMESPACE}/events`,
+      query: {fieldSelector: `reason=${VIEW_RESTORED_REASON},involvedObject.kind=CustomResourceDefinition`},
+      timeoutMs: TIMEOUT_MS,
+    })
     const notes: {at: number; line: string}[] = []
-    for (const event of list.items) {
-      if (!crds.has(event.involvedObject.name ?? '')) continue
+    for (const event of list.items ?? []) {
+      if (!crds.has(event.involvedObject?.name ?? '')) continue
       const stamp = event.lastTimestamp ?? event.eventTime ?? event.firstTimestamp
       const at = stamp === undefined ? NaN : new Date(stamp).getTime()
       if (!Number.isFinite(at) || nowWall - at > VIEW_NOTE_WINDOW_MS) continue

@@ -6,9 +6,9 @@
  * is worth less than the work that reports it. Each request has a deadline, and Events of different
  * objects are written independently: one hung request delays no other object's Events.
  */
-import {CoreV1Api, PatchStrategy, setHeaderOptions, type CoreV1Event, type KubeConfig} from '@kubernetes/client-node'
+import type {CoreV1Event, KubeConfig} from '@kubernetes/client-node'
 import {type Clock, errorMessage, type EventSink, type Logger, type PoolEvent} from '../core/index.ts'
-import {withDeadline} from './request-deadline.ts'
+import {apiRequest, MERGE_PATCH} from './api-request.ts'
 
 /** client-go's spam filter: a burst of 25 per object, then one every 5 minutes. */
 const BURST = 25
@@ -43,7 +43,6 @@ export interface EventRecorderOptions {
 }
 
 export class EventRecorder implements EventSink {
-  private readonly api: CoreV1Api
   private readonly buckets = new Map<string, Bucket>()
   private readonly written = new Map<string, Written>()
   private readonly o: EventRecorderOptions
@@ -53,7 +52,6 @@ export class EventRecorder implements EventSink {
 
   constructor(options: EventRecorderOptions) {
     this.o = options
-    this.api = options.kubeConfig.makeApiClient(CoreV1Api)
     this.namespace = options.namespace ?? CLUSTER_EVENT_NAMESPACE
   }
 
@@ -112,20 +110,24 @@ export class EventRecorder implements EventSink {
 
   private async write(event: PoolEvent, now: number, wall: number): Promise<void> {
     const key = `${event.kind}/${event.name}/${event.reason}/${event.message}`
-    const time = new Date(wall)
+    const time = new Date(wall).toISOString()
     const previous = this.written.get(key)
     try {
       if (previous !== undefined) {
         previous.count++
         previous.at = now
-        await this.api.patchNamespacedEvent(
-          {name: previous.name, namespace: this.namespace, body: {count: previous.count, lastTimestamp: time}},
-          withDeadline(this.timeoutMs(), setHeaderOptions('Content-Type', PatchStrategy.MergePatch)),
-        )
+        await apiRequest(this.o.kubeConfig, {
+          method: 'PATCH',
+          path: `${this.eventsPath()}/${encodeURIComponent(previous.name)}`,
+          body: {count: previous.count, lastTimestamp: time},
+          contentType: MERGE_PATCH,
+          timeoutMs: this.timeoutMs(),
+        })
         return
       }
       const name = `${event.name}.${wall.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`
-      const body: CoreV1Event = {
+      // CoreV1Event's shape, with its times as the wire carries them (RFC 3339 strings).
+      const body: Omit<CoreV1Event, 'firstTimestamp' | 'lastTimestamp'> & {firstTimestamp: string; lastTimestamp: string} = {
         metadata: {name, namespace: this.namespace},
         involvedObject: {apiVersion: event.apiVersion, kind: event.kind, name: event.name, uid: event.uid},
         reason: event.reason,
@@ -137,11 +139,15 @@ export class EventRecorder implements EventSink {
         lastTimestamp: time,
         count: 1,
       }
-      await this.api.createNamespacedEvent({namespace: this.namespace, body}, withDeadline(this.timeoutMs()))
+      await apiRequest(this.o.kubeConfig, {method: 'POST', path: this.eventsPath(), body, timeoutMs: this.timeoutMs()})
       this.written.set(key, {name, count: 1, at: now})
     } catch (error) {
       this.o.logger.warn({object: `${event.kind}/${event.name}`, reason: event.reason, error: errorMessage(error)}, 'could not record event')
     }
+  }
+
+  private eventsPath(): string {
+    return `/api/v1/namespaces/${encodeURIComponent(this.namespace)}/events`
   }
 
   private timeoutMs(): number {

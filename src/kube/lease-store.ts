@@ -8,10 +8,10 @@
  * holder's five spec fields changed, under its resourceVersion as precondition. PUT rather than a merge
  * patch, because the leader-election Role grants update, not patch.
  */
-import {CoordinationV1Api, type KubeConfig, type V1Lease} from '@kubernetes/client-node'
+import type {KubeConfig, V1Lease} from '@kubernetes/client-node'
 import {type LeaseStore, type Lease, type LeaseSpec, NotFoundError} from '../core/index.ts'
 import {attempt} from './api-errors.ts'
-import {withDeadline} from './request-deadline.ts'
+import {apiRequest} from './api-request.ts'
 
 /** The spec fields a holder writes; every other field of a Lease is kept as the server has it. */
 export const HOLDER_FIELDS = ['holderIdentity', 'leaseDurationSeconds', 'acquireTime', 'renewTime', 'leaseTransitions'] as const satisfies readonly (keyof LeaseSpec)[]
@@ -24,7 +24,7 @@ export interface LeaseStoreOptions {
   requestTimeoutMs?: number
 }
 
-/** A Lease as the API serves it (client-node's model, or the raw JSON of a watch event). */
+/** A Lease as the API serves it: the wire JSON of a read, a write's answer or a watch event. */
 export type ServedLease = Pick<V1Lease, 'metadata'> & {spec?: object}
 
 const time = (value: unknown) => (typeof value === 'string' ? value : value instanceof Date ? value.toISOString() : undefined)
@@ -42,7 +42,6 @@ export function toLease(served: ServedLease): Lease {
     spec: {
       holderIdentity: text(spec.holderIdentity),
       leaseDurationSeconds: positive(spec.leaseDurationSeconds),
-      // MicroTime fields are not deserialised by client-node (no type for them): they arrive as strings.
       acquireTime: time(spec.acquireTime),
       renewTime: time(spec.renewTime),
       leaseTransitions: count(spec.leaseTransitions),
@@ -58,7 +57,6 @@ export function toV1Lease(lease: Lease): V1Lease {
   if (lease.resourceVersion) metadata.resourceVersion = lease.resourceVersion
   else delete metadata.resourceVersion
   const spec: Record<string, unknown> = {...served.spec}
-  // Strings with six fractional digits pass through client-node's serialiser untouched.
   for (const field of HOLDER_FIELDS) {
     if (lease.spec[field] === undefined) delete spec[field]
     else spec[field] = lease.spec[field]
@@ -66,14 +64,19 @@ export function toV1Lease(lease: Lease): V1Lease {
   return {...served, apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: spec}
 }
 
+/** The path of the Leases of a namespace, or of one of them. */
+export function leasePath(namespace: string, name?: string): string {
+  const collection = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`
+  return name === undefined ? collection : `${collection}/${encodeURIComponent(name)}`
+}
+
 export function createLeaseStore(kc: KubeConfig, namespace: string, options: LeaseStoreOptions = {}): LeaseStore {
-  const api = kc.makeApiClient(CoordinationV1Api)
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
   const resource = (name: string) => `lease ${namespace}/${name}`
   return {
     async get(name) {
       try {
-        return toLease(await attempt({verb: 'get', resource: resource(name)}, () => api.readNamespacedLease({name, namespace}, withDeadline(timeoutMs))))
+        return toLease(await attempt({verb: 'get', resource: resource(name)}, () => apiRequest<ServedLease>(kc, {method: 'GET', path: leasePath(namespace, name), timeoutMs})))
       } catch (error) {
         if (error instanceof NotFoundError) return undefined
         throw error
@@ -82,14 +85,14 @@ export function createLeaseStore(kc: KubeConfig, namespace: string, options: Lea
     async create(lease) {
       return toLease(
         await attempt({verb: 'create', resource: resource(lease.name)}, () =>
-          api.createNamespacedLease({namespace, body: toV1Lease({...lease, resourceVersion: undefined})}, withDeadline(timeoutMs)),
+          apiRequest<ServedLease>(kc, {method: 'POST', path: leasePath(namespace), body: toV1Lease({...lease, resourceVersion: undefined}), timeoutMs}),
         ),
       )
     },
     async update(lease) {
       return toLease(
         await attempt({verb: 'update', resource: resource(lease.name)}, () =>
-          api.replaceNamespacedLease({name: lease.name, namespace, body: toV1Lease(lease)}, withDeadline(timeoutMs)),
+          apiRequest<ServedLease>(kc, {method: 'PUT', path: leasePath(namespace, lease.name), body: toV1Lease(lease), timeoutMs}),
         ),
       )
     },

@@ -1,11 +1,11 @@
 /**
  * Where a list+watch cache gets its data: two functions, so unit tests can script them and the cache never
- * sees client-node. customObjectSource() builds both on client-node for any resource outside the core
- * group (pools, and coordination.k8s.io Leases too): CustomObjectsApi lists by group/version/plural and
- * returns the wire JSON, the same shape the watch delivers, so the store never mixes decoded and raw objects.
+ * sees the API. customObjectSource() builds both for any resource outside the core group (pools, and
+ * coordination.k8s.io Leases too) on the thin path (api-request.ts, watch-request.ts): lists and watch
+ * events are the wire JSON alike, so the store never mixes decoded and raw objects.
  */
-import {CustomObjectsApi, type KubeConfig} from '@kubernetes/client-node'
-import {withDeadline} from './request-deadline.ts'
+import type {KubeConfig} from '@kubernetes/client-node'
+import {apiRequest} from './api-request.ts'
 import {openWatch} from './watch-request.ts'
 
 export interface ListPage<T> {
@@ -64,19 +64,13 @@ export const LIST_TIMEOUT_DEFAULT_MS = 60_000
 
 /** The list and watch functions for one resource, and its path (for logs). */
 export function customObjectSource<T>(kc: KubeConfig, ref: ResourceRef, options: SourceOptions): {list: Lister<T>; watch: Watcher; path: string} {
-  const api = kc.makeApiClient(CustomObjectsApi)
   const scope = ref.namespace === undefined ? '' : `/namespaces/${encodeURIComponent(ref.namespace)}`
   const path = `/apis/${ref.group}/${ref.version}${scope}/${ref.plural}`
   const selectors = {labelSelector: ref.labelSelector, fieldSelector: ref.fieldSelector}
 
   const list: Lister<T> = async ({limit, continue: token}) => {
-    const query = {group: ref.group, version: ref.version, plural: ref.plural, limit, _continue: token, ...selectors}
-    const deadline = withDeadline(options.listTimeoutMs ?? LIST_TIMEOUT_DEFAULT_MS)
-    const body: unknown =
-      ref.namespace === undefined
-        ? await api.listClusterCustomObject(query, deadline)
-        : await api.listNamespacedCustomObject({...query, namespace: ref.namespace}, deadline)
-    return body as ListPage<T>
+    const query = {limit, continue: token, ...selectors}
+    return apiRequest<ListPage<T>>(kc, {method: 'GET', path, query, timeoutMs: options.listTimeoutMs ?? LIST_TIMEOUT_DEFAULT_MS})
   }
 
   // The watch's bytes are decoded by watch-request.ts, not by client-node's Watch: on the hot path of

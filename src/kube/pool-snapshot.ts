@@ -4,13 +4,12 @@
  * could not key is reported, not shown; a pool with a malformed Ready entry is shown as having no Ready
  * and reported; neither stops the others.
  */
-import {CoordinationV1Api, CustomObjectsApi, type KubeConfig} from '@kubernetes/client-node'
+import type {KubeConfig} from '@kubernetes/client-node'
 import {errorMessage, type PoolKind, type Lease, type Pool} from '../core/index.ts'
 import {attempt} from './api-errors.ts'
-import {DEFAULT_REQUEST_TIMEOUT_MS} from './lease-store.ts'
-import {withDeadline} from './request-deadline.ts'
-import {toLease} from './lease-store.ts'
-import {checkedPool} from './pool-status-store.ts'
+import {apiRequest} from './api-request.ts'
+import {DEFAULT_REQUEST_TIMEOUT_MS, leasePath, toLease, type ServedLease} from './lease-store.ts'
+import {checkedPool, poolPath} from './pool-status-store.ts'
 
 export interface PoolEntry {
   kind: PoolKind
@@ -35,31 +34,24 @@ export interface SnapshotOptions {
 /** client-go's page size: a thousand pools come in two requests. */
 const PAGE_SIZE = 500
 
-async function listAllPages<T>(list: (token: string | undefined) => Promise<{items: T[]; metadata?: {_continue?: string; continue?: string}}>): Promise<T[]> {
+/** Every item of a list, page by page. */
+async function listAll<T>(kc: KubeConfig, path: string, query: Record<string, string | undefined> = {}): Promise<T[]> {
   const items: T[] = []
   let token: string | undefined
   do {
-    const page = await list(token)
-    items.push(...page.items)
-    token = page.metadata?._continue ?? page.metadata?.continue
+    const page = await apiRequest<{items?: T[]; metadata?: {continue?: string}}>(kc, {method: 'GET', path, query: {...query, limit: PAGE_SIZE, continue: token}, timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS})
+    items.push(...(page.items ?? []))
+    token = page.metadata?.continue || undefined
   } while (token)
   return items
 }
 
 async function readKind(kc: KubeConfig, kind: PoolKind, options: SnapshotOptions, malformed: string[]): Promise<PoolEntry[]> {
-  const custom = kc.makeApiClient(CustomObjectsApi)
-  const coordination = kc.makeApiClient(CoordinationV1Api)
-  const [rawPools, v1Leases] = await Promise.all([
-    attempt({verb: 'list', resource: kind.plural}, () =>
-      listAllPages((token) =>
-        custom.listClusterCustomObject({group: kind.group, version: kind.version, plural: kind.plural, labelSelector: options.selector, limit: PAGE_SIZE, _continue: token}, withDeadline(DEFAULT_REQUEST_TIMEOUT_MS)) as Promise<{items: unknown[]}>,
-      ),
-    ),
-    attempt({verb: 'list', resource: `leases in ${kind.leaseNamespace}`}, () =>
-      listAllPages((token) => coordination.listNamespacedLease({namespace: kind.leaseNamespace, limit: PAGE_SIZE, _continue: token}, withDeadline(DEFAULT_REQUEST_TIMEOUT_MS))),
-    ),
+  const [rawPools, servedLeases] = await Promise.all([
+    attempt({verb: 'list', resource: kind.plural}, () => listAll<unknown>(kc, poolPath(kind), {labelSelector: options.selector})),
+    attempt({verb: 'list', resource: `leases in ${kind.leaseNamespace}`}, () => listAll<ServedLease>(kc, leasePath(kind.leaseNamespace))),
   ])
-  const leases = new Map(v1Leases.map((v1) => [v1.metadata?.name ?? '', toLease(v1)]))
+  const leases = new Map(servedLeases.map((served) => [served.metadata?.name ?? '', toLease(served)]))
   const entries: PoolEntry[] = []
   for (const raw of rawPools) {
     try {

@@ -3,12 +3,12 @@
  * Writes are JSON merge patches of status.conditions with metadata.resourceVersion as precondition: they
  * work on ironpool's CRDs and on IronCore's aggregated API alike (which replaces the whole list).
  */
-import {CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig} from '@kubernetes/client-node'
+import type {KubeConfig} from '@kubernetes/client-node'
 import {type PoolStatusStore, type PoolKind, type Pool, type Logger, NotFoundError} from '../core/index.ts'
 import {validatePool, type Problem} from '../deploy/pool-validator.ts'
 import {attempt} from './api-errors.ts'
+import {apiRequest, MERGE_PATCH} from './api-request.ts'
 import {DEFAULT_REQUEST_TIMEOUT_MS} from './lease-store.ts'
-import {withDeadline} from './request-deadline.ts'
 
 /**
  * Checks an object read from the API before the core trusts it (the fields the engine consumes); throws
@@ -48,8 +48,14 @@ function problemReporter(kind: PoolKind, logger: Logger | undefined) {
   }
 }
 
+/** The path of a kind's pools (cluster-scoped), of one of them, or of one's status subresource. */
+export function poolPath(kind: PoolKind, name?: string, subresource?: 'status'): string {
+  const collection = `/apis/${kind.group}/${kind.version}/${kind.plural}`
+  if (name === undefined) return collection
+  return `${collection}/${encodeURIComponent(name)}${subresource === undefined ? '' : `/${subresource}`}`
+}
+
 export function createPoolStatusStore(kc: KubeConfig, kind: PoolKind, options: PoolStatusStoreOptions = {}): PoolStatusStore {
-  const api = kc.makeApiClient(CustomObjectsApi)
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
   const report = problemReporter(kind, options.logger)
   const checked = (object: unknown) => {
@@ -58,12 +64,10 @@ export function createPoolStatusStore(kc: KubeConfig, kind: PoolKind, options: P
     report(pool, problem)
     return pool
   }
-  const base = {group: kind.group, version: kind.version, plural: kind.plural}
-  const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch)
   return {
     async get(name, signal) {
       try {
-        const object: unknown = await attempt({verb: 'get', resource: `${kind.name}pool ${name}`}, () => api.getClusterCustomObject({...base, name}, withDeadline(timeoutMs, undefined, {signal})))
+        const object = await attempt({verb: 'get', resource: `${kind.name}pool ${name}`}, () => apiRequest(kc, {method: 'GET', path: poolPath(kind, name), timeoutMs, signal}))
         return checked(object)
       } catch (error) {
         if (error instanceof NotFoundError) return undefined
@@ -72,8 +76,8 @@ export function createPoolStatusStore(kc: KubeConfig, kind: PoolKind, options: P
     },
     async writeConditions(name, resourceVersion, conditions, signal) {
       const body = {metadata: {resourceVersion}, status: {conditions}}
-      const written: unknown = await attempt({verb: 'patch', resource: `${kind.name}pool/status ${name}`}, () =>
-        api.patchClusterCustomObjectStatus({...base, name, body}, withDeadline(timeoutMs, mergePatch, {signal})),
+      const written = await attempt({verb: 'patch', resource: `${kind.name}pool/status ${name}`}, () =>
+        apiRequest(kc, {method: 'PATCH', path: poolPath(kind, name, 'status'), body, contentType: MERGE_PATCH, timeoutMs, signal}),
       )
       return checked(written)
     },

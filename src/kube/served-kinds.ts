@@ -3,21 +3,23 @@
  * the controller (`--kinds` or all served) and the operator tools alike, and tells "CRD missing" apart
  * from "object missing", which a plain GET cannot (both are 404).
  */
-import {CustomObjectsApi, type KubeConfig} from '@kubernetes/client-node'
+import type {KubeConfig} from '@kubernetes/client-node'
 import {NotFoundError, type PoolKind} from '../core/index.ts'
 import {attempt} from './api-errors.ts'
+import {apiRequest} from './api-request.ts'
 import {DEFAULT_REQUEST_TIMEOUT_MS} from './lease-store.ts'
-import {withDeadline} from './request-deadline.ts'
 import {NoPoolKindServedError, ResourceNotServedError} from './served-kind-errors.ts'
 
 // The errors live apart from discovery so that the CLI's error lines load without client-node.
 export {crdName, NoPoolKindServedError, ResourceNotServedError} from './served-kind-errors.ts'
 
 /** The plural resources served in one group/version; empty when the group/version is not served at all. */
-async function servedResources(api: CustomObjectsApi, group: string, version: string): Promise<Set<string>> {
+async function servedResources(kc: KubeConfig, group: string, version: string): Promise<Set<string>> {
   try {
-    const list = await attempt({verb: 'discover', resource: `${group}/${version}`}, () => api.getAPIResources({group, version}, withDeadline(DEFAULT_REQUEST_TIMEOUT_MS)))
-    return new Set(list.resources.map((r) => r.name))
+    const list = await attempt({verb: 'discover', resource: `${group}/${version}`}, () =>
+      apiRequest<{resources?: {name?: unknown}[]}>(kc, {method: 'GET', path: `/apis/${group}/${version}`, timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS}),
+    )
+    return new Set((list.resources ?? []).map((r) => String(r.name)))
   } catch (error) {
     if (error instanceof NotFoundError) return new Set()
     throw error
@@ -29,13 +31,12 @@ async function servedResources(api: CustomObjectsApi, group: string, version: st
  * else every kind in `all` whose resource is served (NoPoolKindServedError if none is).
  */
 export async function servedKinds(kc: KubeConfig, all: readonly PoolKind[], requested?: readonly PoolKind[]): Promise<PoolKind[]> {
-  const api = kc.makeApiClient(CustomObjectsApi)
   const candidates = requested ?? all
   const byGroup = new Map<string, Promise<Set<string>>>()
   const served: PoolKind[] = []
   for (const kind of candidates) {
     const key = `${kind.group}/${kind.version}`
-    if (!byGroup.has(key)) byGroup.set(key, servedResources(api, kind.group, kind.version))
+    if (!byGroup.has(key)) byGroup.set(key, servedResources(kc, kind.group, kind.version))
     const resources = await byGroup.get(key)
     if (resources?.has(kind.plural)) served.push(kind)
     else if (requested !== undefined) throw new ResourceNotServedError(kind)

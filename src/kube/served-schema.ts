@@ -8,10 +8,10 @@
  * /openapi/v3 is readable by every authenticated identity (system:discovery). Its index names each
  * group-version's document by a content-hashed URL, which is then fetched once.
  */
-import {HttpMethod, IsomorphicFetchHttpLibrary, RequestContext, type KubeConfig} from '@kubernetes/client-node'
+import type {KubeConfig} from '@kubernetes/client-node'
 import {CONDITION_FIELDS, FULL_WRITE_PLAN, errorMessage, type ConditionField, type Logger, type PoolKind, type StatusWritePlan} from '../core/index.ts'
+import {apiRequest} from './api-request.ts'
 import {DEFAULT_REQUEST_TIMEOUT_MS} from './lease-store.ts'
-import {deadlineSignal} from './request-deadline.ts'
 
 type Schema = Record<string, unknown>
 
@@ -69,17 +69,14 @@ export interface LearnOptions {
   requestTimeoutMs?: number
 }
 
-async function getJson(kc: KubeConfig, path: string, timeoutMs: number): Promise<unknown> {
-  const server = kc.getCurrentCluster()?.server
-  if (server === undefined) throw new Error('no cluster in the kubeconfig')
-  const request = new RequestContext(`${server.replace(/\/$/, '')}${path}`, HttpMethod.GET)
-  request.setHeaderParam('Accept', 'application/json')
-  await kc.applySecurityAuthentication(request)
-  request.setSignal(deadlineSignal(timeoutMs))
-  const response = await new IsomorphicFetchHttpLibrary().send(request).toPromise()
-  const body = await response.body.text()
-  if (response.httpStatusCode !== 200) throw new Error(`GET ${path}: HTTP ${response.httpStatusCode}`)
-  return JSON.parse(body) as unknown
+async function getJson(kc: KubeConfig, serverRelativeUrl: string, timeoutMs: number): Promise<unknown> {
+  // The index names each document by a URL with its hash as a query (?hash=...): kept as the server gave it.
+  const url = new URL(serverRelativeUrl, 'http://server')
+  try {
+    return await apiRequest(kc, {method: 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), timeoutMs})
+  } catch (error) {
+    throw new Error(`GET ${serverRelativeUrl}: ${errorMessage(error)}`, {cause: error})
+  }
 }
 
 /**

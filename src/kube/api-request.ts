@@ -1,0 +1,129 @@
+/**
+ * One JSON request to the API server, without client-node's generated API layer: the thin path every
+ * call in src/kube takes for the resources ironpool reads and writes (Leases, pools, Events, lists,
+ * discovery, OpenAPI). client-node still does what it is the reference for: the kubeconfig, and each
+ * request's authentication (applySecurityAuthentication: certificates, tokens, exec and auth plugins,
+ * impersonation), which also hands over the undici dispatcher of that identity (kept and shared by
+ * kubeconfig.ts, rate-limited by request-rate.ts). Only the sending and the decoding are ours.
+ *
+ * Why: the generated layer sends through undici's fetch and walks every object through its
+ * ObjectSerializer; a poollet tick (one Lease PUT) cost 8–9 ms of CPU that way, and its models are a
+ * module graph of their own in every process that loads them. Figures: `npm run bench:poollet`,
+ * `npm run bench:cli` (bench/README.md, issue 12). The objects come back as the wire JSON, so nothing
+ * the server sent is lost in a model that does not know a field (a Lease written back keeps it).
+ */
+import {HttpMethod, RequestContext, type KubeConfig} from '@kubernetes/client-node'
+import {deadlineSignal} from './request-deadline.ts'
+
+export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** The content type of a JSON merge patch (RFC 7386). */
+export const MERGE_PATCH = 'application/merge-patch+json'
+
+export interface ApiRequest {
+  method: ApiMethod
+  /** Under the cluster's server, e.g. /apis/coordination.k8s.io/v1/namespaces/x/leases/y. */
+  path: string
+  /** Query parameters; undefined ones are left out. */
+  query?: Readonly<Record<string, string | number | boolean | undefined>>
+  /** Sent as JSON. */
+  body?: unknown
+  /** Default application/json; a merge patch says application/merge-patch+json. */
+  contentType?: string
+  /** The whole exchange, headers and body, must end within this. */
+  timeoutMs: number
+  /** Also ends the request (shutdown, leadership lost). */
+  signal?: AbortSignal
+}
+
+/** An answer other than 2xx: its HTTP status and body (the Status object the API server sends, or text). */
+export class ApiStatusError extends Error {
+  override readonly name = 'ApiStatusError'
+  readonly code: number
+  readonly body: unknown
+  constructor(code: number, body: unknown) {
+    const message = typeof body === 'object' && body !== null && typeof (body as {message?: unknown}).message === 'string' ? (body as {message: string}).message : `HTTP ${code}`
+    super(message)
+    this.code = code
+    this.body = body
+  }
+}
+
+/** The part of undici's Dispatcher used here (client-node's dispatchers are undici Agents). */
+export interface RequestDispatcher {
+  request(options: {
+    origin: string
+    path: string
+    method: string
+    headers: Record<string, string>
+    body?: string
+    signal: AbortSignal
+    headersTimeout: number
+    bodyTimeout: number
+  }): Promise<{statusCode: number; body: {text(): Promise<string>}}>
+}
+
+const METHODS: Record<ApiMethod, HttpMethod> = {GET: HttpMethod.GET, POST: HttpMethod.POST, PUT: HttpMethod.PUT, PATCH: HttpMethod.PATCH, DELETE: HttpMethod.DELETE}
+
+/** The request's URL under the current cluster's server. */
+export function apiUrl(kc: KubeConfig, path: string, query: ApiRequest['query'] = {}): URL {
+  const server = kc.getCurrentCluster()?.server
+  if (server === undefined) throw new Error('no cluster in the kubeconfig')
+  const url = new URL(server.replace(/\/$/, '') + path)
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value))
+  return url
+}
+
+/**
+ * The headers and dispatcher client-node would send this request with: its authentication applied,
+ * and the rate limit waited for (request-rate.ts hooks the same call).
+ */
+export async function authenticatedRequest(kc: KubeConfig, url: URL, method: ApiMethod, headers: Record<string, string>): Promise<{headers: Record<string, string>; dispatcher: RequestDispatcher | undefined}> {
+  const context = new RequestContext(url.toString(), METHODS[method])
+  for (const [name, value] of Object.entries(headers)) context.setHeaderParam(name, value)
+  await kc.applySecurityAuthentication(context)
+  return {headers: context.getHeaders(), dispatcher: context.getDispatcher() as unknown as RequestDispatcher | undefined}
+}
+
+function decode(text: string): unknown {
+  if (text.length === 0) return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
+  }
+}
+
+/** Sends the request; resolves to the decoded JSON of a 2xx answer, rejects with ApiStatusError for any other. */
+export async function apiRequest<T = unknown>(kc: KubeConfig, request: ApiRequest): Promise<T> {
+  const url = apiUrl(kc, request.path, request.query)
+  const payload = request.body === undefined ? undefined : JSON.stringify(request.body)
+  const wanted: Record<string, string> = {Accept: 'application/json'}
+  if (payload !== undefined) wanted['Content-Type'] = request.contentType ?? 'application/json'
+  const {headers, dispatcher} = await authenticatedRequest(kc, url, request.method, wanted)
+  const signal = deadlineSignal(request.timeoutMs, request.signal)
+  let status: number
+  let text: string
+  if (dispatcher !== undefined) {
+    const response = await dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: request.method,
+      headers,
+      body: payload,
+      signal,
+      headersTimeout: request.timeoutMs,
+      bodyTimeout: request.timeoutMs,
+    })
+    status = response.statusCode
+    text = await response.body.text()
+  } else {
+    // A cluster client-node reaches without TLS settings of its own (plain HTTP): Node's fetch.
+    const response = await fetch(url, {method: request.method, headers, body: payload, signal})
+    status = response.status
+    text = await response.text()
+  }
+  const body = decode(text)
+  if (status < 200 || status > 299) throw new ApiStatusError(status, body)
+  return body as T
+}
