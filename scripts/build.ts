@@ -25,6 +25,29 @@ import {keepOwnSourceMaps} from './src-only-source-maps.ts'
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 export const OUT_DIR = path.join(ROOT, 'dist', 'ironpool')
 
+/**
+ * client-node's config.js (KubeConfig) takes two names from the generated layer's index, which
+ * re-exports every API class and model: reached through it, all of that is in every process that
+ * loads a kubeconfig. Here that one import is answered by a module exporting just those two names
+ * from their own files, so the generated layer loads only where src/ itself imports from it (and
+ * src/kube/client-node.ts imports nothing of it). If a client-node upgrade makes config.js take more
+ * names, the build fails naming the missing export. Figures: bench/README.md, issue 12.
+ */
+const narrowClientNodeConfig: esbuild.Plugin = {
+  name: 'narrow-client-node-config',
+  setup(build) {
+    const configJs = path.join('@kubernetes', 'client-node', 'dist', 'config.js')
+    build.onResolve({filter: /^\.\/gen\/index\.js$/}, (args) =>
+      args.importer.endsWith(configJs) ? {path: path.join(path.dirname(args.importer), 'gen', 'config-names.js'), namespace: 'client-node-config'} : undefined,
+    )
+    build.onLoad({filter: /.*/, namespace: 'client-node-config'}, (args) => ({
+      contents: "export {createConfiguration} from './configuration.js'\nexport {ServerConfiguration} from './servers.js'\n",
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }))
+  },
+}
+
 /** esbuild, or an error that says what to do: a worktree set up before it was a devDependency lacks it. */
 async function loadEsbuild(): Promise<typeof esbuild> {
   try {
@@ -64,6 +87,7 @@ export async function build(options: {metafile?: boolean; analyze?: boolean} = {
     metafile: options.metafile === true || options.analyze === true,
     logLevel: 'warning',
     legalComments: 'none',
+    plugins: [narrowClientNodeConfig],
   })
   await keepOwnSourceMaps(OUT_DIR)
   if (result.metafile !== undefined) {

@@ -7,10 +7,8 @@
 import type {KubeConfig} from '@kubernetes/client-node'
 import {existsSync} from 'node:fs'
 import {IDENTITY_FLAGS, systemClock, type IdentityOptions, type Logger, type PoolKind} from '../core/index.ts'
-import {kubeConfigFromString} from '../kube/issued-kubeconfig.ts'
 import {loadKubeConfig, reuseConnections} from '../kube/kubeconfig.ts'
-import {defaultSecretNamespace, fileKubeconfigStore, secretKubeconfigStore, type KubeconfigStore} from '../kube/kubeconfig-store.ts'
-import {PoolletIdentity} from '../kube/poollet-identity.ts'
+import type {KubeconfigStore} from '../kube/kubeconfig-store.ts'
 import {limitRequestRate} from '../kube/request-rate.ts'
 import type {Runnable} from '../runtime/runnable.ts'
 
@@ -33,8 +31,12 @@ export interface PoolletKubeConfigDeps {
   identity?: {csrPollMs?: number; retryInitialMs?: number}
 }
 
-function store(options: IdentityOptions, limit: (kc: KubeConfig) => void): KubeconfigStore | undefined {
+// The stores, the CSR machinery and X.509 (half a megabyte of code) load only for a poollet that
+// needs them: a plain kubeconfig file, the common case, reads none of it (bench:poollet, issue 12).
+async function store(options: IdentityOptions, limit: (kc: KubeConfig) => void): Promise<KubeconfigStore | undefined> {
   const source = options.source
+  if (source.type === 'default') return undefined
+  const {defaultSecretNamespace, fileKubeconfigStore, secretKubeconfigStore} = await import('../kube/kubeconfig-store.ts')
   if (source.type === 'file') return fileKubeconfigStore(source.path)
   if (source.type === 'secret') {
     // The Secret is read and written with the process's own cluster credentials (in-cluster, $KUBECONFIG), as IronCore does.
@@ -52,10 +54,16 @@ export async function poolletKubeConfig(options: IdentityOptions, deps: PoolletK
     reuseConnections(kc)
     limit(kc)
   }
-  const kept = store(options, limit)
   const identityManaged = options.bootstrapKubeconfig !== undefined || options.rotateCertificates
+  if (!identityManaged && options.source.type !== 'secret') {
+    const kc = loadKubeConfig({kubeconfig: options.source.type === 'file' ? options.source.path : undefined})
+    limit(kc)
+    return {kubeConfig: kc}
+  }
+  const kept = await store(options, limit)
   if (!identityManaged || kept === undefined) {
     if (options.source.type === 'secret' && kept !== undefined) {
+      const {kubeConfigFromString} = await import('../kube/issued-kubeconfig.ts')
       const text = await kept.load()
       if (text === undefined) throw new IdentityUsageError(`${IDENTITY_FLAGS.secretName}: ${kept.describe} holds no kubeconfig (field kubeconfig)`)
       const kc = kubeConfigFromString(text)
@@ -75,6 +83,7 @@ export async function poolletKubeConfig(options: IdentityOptions, deps: PoolletK
       limit(bootstrap.kubeConfig)
     } else deps.logger.warn({bootstrapKubeconfig: options.bootstrapKubeconfig}, 'the bootstrap kubeconfig does not exist; it is needed only when the kubeconfig is missing or expired')
   }
+  const {PoolletIdentity} = await import('../kube/poollet-identity.ts')
   const identity = await PoolletIdentity.establish(
     {kind: deps.kind, pool: deps.pool, store: kept, bootstrap, clock: systemClock, logger: deps.logger, csrTimeoutMs: options.csrTimeoutMs, prepare, ...deps.identity},
     signal,

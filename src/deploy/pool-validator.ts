@@ -13,7 +13,10 @@
 import {Ajv, type ErrorObject, type ValidateFunction} from 'ajv'
 import {CONDITION_STATUSES, READY_CONDITION, type Pool} from '../core/index.ts'
 
-const ajv = new Ajv({strict: false, allErrors: false})
+// validateSchema off: checking these constant schemas against JSON Schema's meta-schema compiled the
+// meta-schema first, 50 ms of every process's start-up (bench:poollet, issue 12); a unit test checks
+// them against it instead (test/unit/deploy/pool-schemas.test.ts).
+const ajv = new Ajv({strict: false, allErrors: false, validateSchema: false})
 
 const int64 = {type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER}
 const time = {type: ['string', 'null']}

@@ -3,7 +3,7 @@
  * core's few error kinds, once, for every adapter in src/kube.
  * The message always names what was attempted (verb and resource), so a log line says what failed.
  */
-import {ApiException} from '@kubernetes/client-node'
+import {ApiException} from './client-node.ts'
 import {ApiStatusError} from './api-request.ts'
 import {AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError} from '../core/index.ts'
 

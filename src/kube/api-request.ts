@@ -12,7 +12,8 @@
  * `npm run bench:cli` (bench/README.md, issue 12). The objects come back as the wire JSON, so nothing
  * the server sent is lost in a model that does not know a field (a Lease written back keeps it).
  */
-import {HttpMethod, RequestContext, type KubeConfig} from '@kubernetes/client-node'
+import type {KubeConfig} from '@kubernetes/client-node'
+import {HttpMethod, RequestContext} from './client-node.ts'
 import {deadlineSignal} from './request-deadline.ts'
 
 export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'

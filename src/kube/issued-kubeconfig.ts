@@ -4,7 +4,7 @@
  * inlined — self-contained, as IronCore's stores flatten theirs. And the reverse: the client
  * certificate a kubeconfig authenticates with, if any.
  */
-import {KubeConfig} from '@kubernetes/client-node'
+import {KubeConfig} from './client-node.ts'
 import {readFileSync} from 'node:fs'
 import {stringify} from 'yaml'
 

@@ -2,7 +2,7 @@
  * Loads the kubeconfig the way kubectl resolves it: --kubeconfig, else $KUBECONFIG, else ~/.kube/config,
  * else the in-cluster service account; --context picks a context.
  */
-import {KubeConfig} from '@kubernetes/client-node'
+import {KubeConfig} from './client-node.ts'
 import {createHash} from 'node:crypto'
 import {existsSync} from 'node:fs'
 import type {AgentOptions} from 'node:https'

@@ -12,7 +12,8 @@
  * own (a cluster reached without TLS settings or a proxy), the request goes through its Watch as before.
  */
 import {STATUS_CODES} from 'node:http'
-import {HttpMethod, RequestContext, Watch, type KubeConfig} from '@kubernetes/client-node'
+import type {KubeConfig} from '@kubernetes/client-node'
+import {HttpMethod, RequestContext, Watch} from './client-node.ts'
 import type {WatchCallbacks} from './list-watch-source.ts'
 
 /** The part of undici's Dispatcher used here (client-node's dispatchers are undici Agents). */
