@@ -32,12 +32,17 @@ async function servedResources(kc: KubeConfig, group: string, version: string): 
  */
 export async function servedKinds(kc: KubeConfig, all: readonly PoolKind[], requested?: readonly PoolKind[]): Promise<PoolKind[]> {
   const candidates = requested ?? all
+  // Every group/version is asked at once: an operator tool waits one round trip, not one per group.
   const byGroup = new Map<string, Promise<Set<string>>>()
-  const served: PoolKind[] = []
   for (const kind of candidates) {
     const key = `${kind.group}/${kind.version}`
     if (!byGroup.has(key)) byGroup.set(key, servedResources(kc, kind.group, kind.version))
-    const resources = await byGroup.get(key)
+  }
+  // Settled before any is awaited, so that a failure of one is not left unhandled while another is read.
+  await Promise.allSettled(byGroup.values())
+  const served: PoolKind[] = []
+  for (const kind of candidates) {
+    const resources = await byGroup.get(`${kind.group}/${kind.version}`)
     if (resources?.has(kind.plural)) served.push(kind)
     else if (requested !== undefined) throw new ResourceNotServedError(kind)
   }

@@ -67,6 +67,8 @@ export interface LearnOptions {
   logger: Logger
   /** Deadline of each of the two requests. Default 10 s. */
   requestTimeoutMs?: number
+  /** Reads a document by its server-relative URL; given when several kinds share the reads. */
+  read?: (url: string) => Promise<unknown>
 }
 
 async function getJson(kc: KubeConfig, serverRelativeUrl: string, timeoutMs: number): Promise<unknown> {
@@ -86,14 +88,15 @@ async function getJson(kc: KubeConfig, serverRelativeUrl: string, timeoutMs: num
  */
 export async function learnWritePlan(kc: KubeConfig, kind: PoolKind, options: LearnOptions): Promise<StatusWritePlan> {
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+  const read = options.read ?? ((url: string) => getJson(kc, url, timeoutMs))
   const groupVersion = `apis/${kind.group}/${kind.version}`
   try {
-    const index = await getJson(kc, '/openapi/v3', timeoutMs)
+    const index = await read('/openapi/v3')
     const paths = isObject(index) && isObject(index.paths) ? index.paths : {}
     const entry = paths[groupVersion]
     const url = isObject(entry) && typeof entry.serverRelativeURL === 'string' ? entry.serverRelativeURL : undefined
     if (url === undefined) throw new Error(`the OpenAPI v3 index has no ${groupVersion}`)
-    const plan = writePlanFromOpenApi(await getJson(kc, url, timeoutMs), kind)
+    const plan = writePlanFromOpenApi(await read(url), kind)
     if (plan === undefined) throw new Error(`the OpenAPI v3 document of ${groupVersion} does not describe ${kind.kind}`)
     return plan
   } catch (error) {
@@ -112,6 +115,13 @@ export function describeWritePlan(kind: PoolKind, plan: StatusWritePlan): string
 /** The kinds whose API can hold a Ready condition, for the operator tools (a failure to learn counts as able). */
 export async function markableKinds(kc: KubeConfig, kinds: readonly PoolKind[]): Promise<Set<PoolKind['name']>> {
   const quiet: Logger = {debug: () => {}, info: () => {}, warn: () => {}, error: () => {}}
-  const plans = await Promise.all(kinds.map((kind) => learnWritePlan(kc, kind, {logger: quiet})))
+  // One read of the index, and of each group's document, for all kinds at once; a failed read reaches
+  // each kind that needs it, whose learnWritePlan then assumes able.
+  const reads = new Map<string, Promise<unknown>>()
+  const read = (url: string) => {
+    if (!reads.has(url)) reads.set(url, getJson(kc, url, DEFAULT_REQUEST_TIMEOUT_MS))
+    return reads.get(url)!
+  }
+  const plans = await Promise.all(kinds.map((kind) => learnWritePlan(kc, kind, {logger: quiet, read})))
   return new Set(kinds.filter((_, i) => plans[i]!.conditions).map((kind) => kind.name))
 }
