@@ -41,6 +41,13 @@ export class ControllerProcess extends CliProcess {
     return `http://${String(line.address)}/metrics`
   }
 
+  /** The value of one series on its /metrics (e.g. `name{label="x"}`), or undefined when it has none. */
+  async metric(series: string): Promise<number | undefined> {
+    const text = await (await fetch(await this.metricsUrl())).text()
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `))
+    return line === undefined ? undefined : Number(line.slice(series.length + 1))
+  }
+
   /** Names of the pools this controller marked Unknown, from its log. */
   marked(): string[] {
     return this.logs()

@@ -14,12 +14,6 @@ import {waitFor} from '../../support/wait.ts'
 
 const kind = POOL_KINDS.machine
 
-async function metric(url: string, series: string): Promise<number | undefined> {
-  const text = await (await fetch(url)).text()
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
-  return line === undefined ? undefined : Number(line.slice(series.length + 1))
-}
-
 describe('ironpool controller: reporting its own blindness', function () {
   this.timeout(120_000)
   let plane: ControlPlane
@@ -41,9 +35,8 @@ describe('ironpool controller: reporting its own blindness', function () {
     try {
       controller = await startController(plane, ['--kinds=machine', '--grace-period=3s'])
       const probes = `http://${String((await controller.waitForLog('serving health-probes')).address)}`
-      const metrics = await controller.metricsUrl()
       await waitFor('/readyz 200 once the view is whole', async () => (await fetch(`${probes}/readyz`)).status === 200, {timeoutMs: 30_000})
-      expect(await metric(metrics, 'ironpool_controller_view_whole{kind="machine"}')).to.equal(1)
+      expect(await controller.metric('ironpool_controller_view_whole{kind="machine"}')).to.equal(1)
 
       plane.pauseApiServer()
       try {
@@ -53,7 +46,7 @@ describe('ironpool controller: reporting its own blindness', function () {
         const view = await fetch(`${probes}/readyz/view`)
         expect(view.status).to.equal(500)
         expect(await view.text()).to.include('view not whole for machine (api-unanswered)')
-        expect(await metric(metrics, 'ironpool_controller_view_whole{kind="machine"}')).to.equal(0)
+        expect(await controller.metric('ironpool_controller_view_whole{kind="machine"}')).to.equal(0)
         // Longer than the grace period: the live pool's renewals are not reaching anyone.
         const since = Date.now()
         await waitFor('two grace periods of outage', () => Date.now() - since > 6_000, {timeoutMs: 10_000})
@@ -64,8 +57,8 @@ describe('ironpool controller: reporting its own blindness', function () {
       const whole = await controller.waitForLog('view whole again', {kind: 'machine', reason: 'api-unanswered'}, 30_000)
       expect(whole.reasons).to.include('api-unanswered')
       await waitFor('/readyz 200 again', async () => (await fetch(`${probes}/readyz`)).status === 200, {timeoutMs: 30_000})
-      expect(await metric(metrics, 'ironpool_controller_blind_seconds_total{kind="machine",reason="api-unanswered"}')).to.be.above(0)
-      expect(await metric(metrics, 'ironpool_controller_blind_spells_total{kind="machine",reason="api-unanswered"}')).to.be.at.least(1)
+      expect(await controller.metric('ironpool_controller_blind_seconds_total{kind="machine",reason="api-unanswered"}')).to.be.above(0)
+      expect(await controller.metric('ironpool_controller_blind_spells_total{kind="machine",reason="api-unanswered"}')).to.be.at.least(1)
 
       const status = await waitFor('pool status notes the blind spell', async () => {
         const result = await runCli(['pool', 'status', `--kubeconfig=${plane.adminKubeconfig}`, '--kind=machine'])

@@ -28,11 +28,21 @@ class Candidate {
   readonly done: Promise<LeaderElectionResult>
 
   readonly logger = new FakeLogger()
+  /** Each Lease this candidate read, in order: its holder and version. */
+  readonly reads: {holder: string | undefined; resourceVersion: string | undefined}[] = []
 
   constructor(store: LeaseStore, lease: string, identity: string, releaseOnCancel = false) {
     this.identity = identity
+    const reading: LeaseStore = {
+      ...store,
+      get: async (...args) => {
+        const read = await store.get(...args)
+        this.reads.push({holder: read?.spec.holderIdentity, resourceVersion: read?.resourceVersion})
+        return read
+      },
+    }
     this.elector = new LeaderElector({
-      store,
+      store: reading,
       clock: systemClock,
       logger: this.logger,
       identity,
@@ -119,8 +129,8 @@ describe('leader election on a real Lease (kube-apiserver)', function () {
     return leader === a ? [a, b] : [b, a]
   }
 
-  /** Waits until the standby leads, sampling both on the way; returns the milliseconds it took. */
-  async function takeover(leader: Candidate, standby: Candidate, since: number): Promise<number> {
+  /** Waits until the standby leads, sampling both on the way. */
+  async function takeover(leader: Candidate, standby: Candidate): Promise<void> {
     const both: number[] = []
     await waitFor(
       `${standby.identity} to lead`,
@@ -131,7 +141,6 @@ describe('leader election on a real Lease (kube-apiserver)', function () {
       {timeoutMs: 10_000, intervalMs: 20},
     )
     expect(both, 'samples with two leaders').to.deep.equal([])
-    return performance.now() - since
   }
 
   it('elects exactly one leader, who keeps renewing; a stopped leader is replaced after the lease expires, never overlapping', async () => {
@@ -146,13 +155,17 @@ describe('leader election on a real Lease (kube-apiserver)', function () {
     })
     expect(leader.elector.isLeader).to.be.true
 
-    const stoppedAt = performance.now()
     leader.stop.abort() // no release: the standby must wait for expiry
     expect(await leader.done).to.equal('stopped')
-    const took = await takeover(leader, standby, stoppedAt)
-    // Not at once: the Lease was fresh. A lower bound on the test's monotonic clock, which a busy
-    // machine can only lengthen; how soon after expiry it came is the unit tests' business (fake clock).
-    expect(took).to.be.at.least(LEASE_MS / 2)
+    const last = await store.get('ironpool-it-expiry')
+    const readsBefore = standby.reads.length
+    await takeover(leader, standby)
+    // Not at once: the Lease was fresh. The standby read the stopped leader's last version again and
+    // again (once per retry period, 7 in a lease duration) before it took over; one that did not wait
+    // for expiry would have taken it at its first or second read. How soon after expiry it came is the
+    // unit tests' business (fake clock).
+    const unchanged = standby.reads.slice(readsBefore).filter((r) => r.holder === leader.identity && r.resourceVersion === last?.resourceVersion)
+    expect(unchanged.length, 'reads of the stopped leader’s last Lease before the takeover').to.be.at.least(3)
     expect(overlaps(leader, standby)).to.deep.equal([])
     const lease = await store.get('ironpool-it-expiry')
     expect(lease?.spec).to.deep.include({holderIdentity: standby.identity, leaseTransitions: (first?.spec.leaseTransitions ?? 0) + 1})
@@ -175,8 +188,7 @@ describe('leader election on a real Lease (kube-apiserver)', function () {
 
       proxy.stall()
       const requestsAtStall = proxy.requests.length
-      const stalledAt = performance.now()
-      await takeover(leader, standby, stalledAt)
+      await takeover(leader, standby)
       // The partitioned leader saw its renew deadline pass, said so, and its run ended: a controller exits then.
       expect(await leader.done).to.equal('lost')
       expect(leader.logger.at('warn').map((e) => e.msg).join('\n')).to.match(/lost leader lease .*no successful renewal/)
@@ -208,7 +220,7 @@ describe('leader election on a real Lease (kube-apiserver)', function () {
       const [leader, standby] = await elect('ironpool-it-release', true)
       leader.stop.abort()
       expect(await leader.done).to.equal('stopped')
-      await takeover(leader, standby, performance.now())
+      await takeover(leader, standby)
       expect(overlaps(leader, standby)).to.deep.equal([])
       expect((await store.get('ironpool-it-release'))?.spec.holderIdentity).to.equal(standby.identity)
       // The order of the Lease's versions shows why: the leader's records, its release (no holder),
