@@ -1,8 +1,8 @@
 /** The fault bench's record of Unknowns, which must survive API outages (a watch would have to be reopened each time). */
-import {CustomObjectsApi, type KubeConfig} from '@kubernetes/client-node'
+import type {KubeConfig} from '@kubernetes/client-node'
 import type {PoolKind} from '../../src/core/pool-kinds.ts'
 import type {Pool} from '../../src/core/types.ts'
-import {withDeadline} from '../../src/kube/request-deadline.ts'
+import {apiRequest} from '../../src/kube/api-request.ts'
 
 /**
  * Every pool seen Ready=Unknown, by polling the API with bounded lists: nothing here sets a pool back
@@ -10,14 +10,14 @@ import {withDeadline} from '../../src/kube/request-deadline.ts'
  */
 export class UnknownPoll {
   readonly unknownAt = new Map<string, number>()
-  private readonly api: CustomObjectsApi
+  private readonly kc: KubeConfig
   private readonly timer: NodeJS.Timeout
   private readonly kind: PoolKind
   private busy = false
 
   constructor(kc: KubeConfig, kind: PoolKind) {
     this.kind = kind
-    this.api = kc.makeApiClient(CustomObjectsApi)
+    this.kc = kc
     this.timer = setInterval(() => void this.poll(), 500)
   }
 
@@ -30,7 +30,7 @@ export class UnknownPoll {
     this.busy = true
     try {
       const {group, version, plural} = this.kind
-      const list = (await this.api.listClusterCustomObject({group, version, plural}, withDeadline(3_000))) as {items: Pool[]}
+      const list = await apiRequest<{items: Pool[]}>(this.kc, {method: 'GET', path: `/apis/${group}/${version}/${plural}`, timeoutMs: 3_000})
       for (const pool of list.items) {
         const ready = pool.status?.conditions?.find((c) => c.type === 'Ready')
         if (ready?.status === 'Unknown' && !this.unknownAt.has(pool.metadata.name)) this.unknownAt.set(pool.metadata.name, Date.now())

@@ -4,10 +4,17 @@
  * polling its one object: a GET per second costs nothing and cannot miss an update). Each failure is one
  * typed error whose message says what to check.
  */
-import {CertificatesV1Api, type KubeConfig, type V1CertificateSigningRequest} from '@kubernetes/client-node'
+import type {KubeConfig, V1CertificateSigningRequest} from '@kubernetes/client-node'
 import {errorMessage, formatDuration, sleep, type Clock, type Logger} from '../core/index.ts'
 import {httpStatus, translateApiError} from './api-errors.ts'
-import {withDeadline} from './request-deadline.ts'
+import {apiRequest} from './api-request.ts'
+
+/** The path of the cluster's CSRs, or of one of them (and a subresource of it). */
+export function csrPath(name?: string, subresource?: string): string {
+  const collection = '/apis/certificates.k8s.io/v1/certificatesigningrequests'
+  if (name === undefined) return collection
+  return `${collection}/${encodeURIComponent(name)}${subresource === undefined ? '' : `/${subresource}`}`
+}
 
 /** The CSR was denied (by an approver or a person). */
 export class CsrDeniedError extends Error {
@@ -64,10 +71,10 @@ function condition(csr: V1CertificateSigningRequest, type: string) {
 
 /** Creates the CSR and resolves with the issued certificate (PEM) and the CSR's name. */
 export async function requestCertificate(kc: KubeConfig, request: CertificateRequest, o: CertificateRequestOptions): Promise<{certPem: string; name: string}> {
-  const api = kc.makeApiClient(CertificatesV1Api)
   const requestTimeoutMs = o.requestTimeoutMs ?? 10_000
   const pollMs = o.pollMs ?? 1_000
   const progressMs = o.progressMs ?? 10_000
+  // The wire JSON: spec.request and status.certificate are base64 strings, times RFC 3339 strings.
   const body: V1CertificateSigningRequest = {
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',
@@ -76,7 +83,7 @@ export async function requestCertificate(kc: KubeConfig, request: CertificateReq
   }
   let created: V1CertificateSigningRequest
   try {
-    created = await api.createCertificateSigningRequest({body}, withDeadline(requestTimeoutMs, undefined, {signal: o.signal}))
+    created = await apiRequest<V1CertificateSigningRequest>(kc, {method: 'POST', path: csrPath(), body, timeoutMs: requestTimeoutMs, signal: o.signal})
   } catch (error) {
     const status = httpStatus(error)
     if (status === 401) {
@@ -104,7 +111,7 @@ export async function requestCertificate(kc: KubeConfig, request: CertificateReq
     }
     let csr: V1CertificateSigningRequest | undefined
     try {
-      csr = await api.readCertificateSigningRequest({name}, withDeadline(requestTimeoutMs, undefined, {signal: o.signal}))
+      csr = await apiRequest<V1CertificateSigningRequest>(kc, {method: 'GET', path: csrPath(name), timeoutMs: requestTimeoutMs, signal: o.signal})
     } catch (error) {
       if (o.signal?.aborted) throw error
       if (httpStatus(error) === 404) throw new CsrFailedError(`certificate signing request ${name} was deleted before it was issued`)

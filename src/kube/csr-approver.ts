@@ -7,20 +7,23 @@
  * CSR it does not approve stays for other approvers or a person). Each decision about a poollet's CSR is
  * an Event on the CSR; CSRs that are no poollet's pass silently.
  */
-import {AuthorizationV1Api, CertificatesV1Api, type KubeConfig, type V1CertificateSigningRequest} from '@kubernetes/client-node'
+import type {KubeConfig, V1CertificateSigningRequest, V1SubjectAccessReview} from '@kubernetes/client-node'
 import {CSR_API_GROUP, errorMessage, judgePoolletCsr, type EventSink, type Logger, type PoolKind} from '../core/index.ts'
 import {httpStatus, translateApiError} from './api-errors.ts'
 import {ListWatchCache} from './list-watch-cache.ts'
 import {customObjectSource} from './list-watch-source.ts'
 import type {KubeObject} from './list-watch-store.ts'
-import {withDeadline} from './request-deadline.ts'
+import {apiRequest} from './api-request.ts'
+import {csrPath} from './certificate-request.ts'
 import {csrFacts} from './x509.ts'
 import {watchTimeoutSeconds} from './resource-caches.ts'
 import {WATCHDOG_DEFAULT_MS} from './list-watch-options.ts'
 
+/** A CSR as the wire JSON (from the cache's list and watch): spec.request base64, times RFC 3339 strings. */
 type Csr = V1CertificateSigningRequest & KubeObject
 
 const REQUEST_TIMEOUT_MS = 10_000
+const SUBJECT_ACCESS_REVIEWS_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews'
 export const REASON_APPROVED = 'CertificateApproved'
 export const REASON_NOT_APPROVED = 'CertificateNotApproved'
 
@@ -42,8 +45,6 @@ export interface CsrApproverOptions {
 
 export class CsrApprover {
   readonly cache: ListWatchCache<Csr>
-  private readonly certificates: CertificatesV1Api
-  private readonly authorization: AuthorizationV1Api
   private readonly o: CsrApproverOptions
   /** UIDs already reported (an Event each), so a relist or an unrelated update repeats no Event. */
   private readonly reported = new Set<string>()
@@ -53,8 +54,6 @@ export class CsrApprover {
 
   constructor(o: CsrApproverOptions) {
     this.o = o
-    this.certificates = o.kubeConfig.makeApiClient(CertificatesV1Api)
-    this.authorization = o.kubeConfig.makeApiClient(AuthorizationV1Api)
     const source = customObjectSource<Csr>(
       o.kubeConfig,
       {group: CSR_API_GROUP, version: 'v1', plural: 'certificatesigningrequests'},
@@ -107,22 +106,18 @@ export class CsrApprover {
     let allowed: boolean
     let why = ''
     try {
-      const review = await this.authorization.createSubjectAccessReview(
-        {
-          body: {
-            apiVersion: 'authorization.k8s.io/v1',
-            kind: 'SubjectAccessReview',
-            spec: {
-              user: spec.username,
-              uid: spec.uid,
-              groups: spec.groups,
-              extra: spec.extra,
-              resourceAttributes: {group: CSR_API_GROUP, resource: 'certificatesigningrequests', verb: 'create', subresource},
-            },
-          },
+      const body: V1SubjectAccessReview = {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: spec.username,
+          uid: spec.uid,
+          groups: spec.groups,
+          extra: spec.extra,
+          resourceAttributes: {group: CSR_API_GROUP, resource: 'certificatesigningrequests', verb: 'create', subresource},
         },
-        withDeadline(REQUEST_TIMEOUT_MS),
-      )
+      }
+      const review = await apiRequest<V1SubjectAccessReview>(this.o.kubeConfig, {method: 'POST', path: SUBJECT_ACCESS_REVIEWS_PATH, body, timeoutMs: REQUEST_TIMEOUT_MS})
       allowed = review.status?.allowed === true
       why = review.status?.reason ?? ''
     } catch (error) {
@@ -133,12 +128,13 @@ export class CsrApprover {
       this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `${user} may not create certificatesigningrequests/${subresource}${why ? `: ${why}` : ''}`)
       return
     }
-    const body: V1CertificateSigningRequest = {
+    // The CSR as read, every field kept, with the Approved condition added.
+    const body: Csr = {
       ...csr,
       status: {...csr.status, conditions: [...(csr.status?.conditions ?? []), {type: 'Approved', status: 'True', reason: 'AutoApproved', message: approvalMessage(kind)}]},
     }
     try {
-      await this.certificates.replaceCertificateSigningRequestApproval({name, body}, withDeadline(REQUEST_TIMEOUT_MS))
+      await apiRequest(this.o.kubeConfig, {method: 'PUT', path: csrPath(name, 'approval'), body, timeoutMs: REQUEST_TIMEOUT_MS})
     } catch (error) {
       // A conflict means the CSR changed: its watch event brings it back here.
       const level = httpStatus(error) === 409 ? 'debug' : 'warn'

@@ -4,13 +4,13 @@
  * kubeconfig) or a Secret (`--kubeconfig-secret-name`, field `kubeconfig`, written by server-side apply
  * as IronCore's SecretStore does), read and written through the process's own cluster credentials.
  */
-import {CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig} from '@kubernetes/client-node'
+import type {KubeConfig, V1Secret} from '@kubernetes/client-node'
 import {randomBytes} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {mkdir, open, readFile, rename, rm} from 'node:fs/promises'
 import path from 'node:path'
 import {httpStatus, translateApiError} from './api-errors.ts'
-import {withDeadline} from './request-deadline.ts'
+import {apiRequest} from './api-request.ts'
 
 export interface KubeconfigStore {
   /** For logs and messages: `file /etc/ironpool/kubeconfig`, `Secret ns/name`. */
@@ -54,6 +54,8 @@ export function fileKubeconfigStore(file: string): KubeconfigStore {
 /** IronCore's field of the kubeconfig in its Secret, and this writer's field manager. */
 export const SECRET_KUBECONFIG_FIELD = 'kubeconfig'
 const FIELD_MANAGER = 'ironpool-poollet'
+/** The content type of a server-side apply; the body is JSON, which is YAML too. */
+const APPLY_PATCH = 'application/apply-patch+yaml'
 const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace'
 
 /** IronCore's LoadDefaultNamespace: $POD_NAMESPACE, the ServiceAccount's namespace, else `default`. */
@@ -69,13 +71,14 @@ export function defaultSecretNamespace(env: NodeJS.ProcessEnv = process.env): st
 }
 
 export function secretKubeconfigStore(kc: KubeConfig, namespace: string, name: string, requestTimeoutMs = 10_000): KubeconfigStore {
-  const api = kc.makeApiClient(CoreV1Api)
+  const secretPath = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`
   const resource = `secret ${namespace}/${name}`
   return {
     describe: `Secret ${namespace}/${name}`,
     async load() {
       try {
-        const secret = await api.readNamespacedSecret({name, namespace}, withDeadline(requestTimeoutMs))
+        const secret = await apiRequest<V1Secret>(kc, {method: 'GET', path: secretPath, timeoutMs: requestTimeoutMs})
+        // The wire JSON: data values are base64 strings.
         const data = secret.data?.[SECRET_KUBECONFIG_FIELD]
         return data ? Buffer.from(data, 'base64').toString('utf8') : undefined
       } catch (error) {
@@ -86,10 +89,7 @@ export function secretKubeconfigStore(kc: KubeConfig, namespace: string, name: s
     async save(kubeconfig) {
       const body = {apiVersion: 'v1', kind: 'Secret', metadata: {name, namespace}, data: {[SECRET_KUBECONFIG_FIELD]: Buffer.from(kubeconfig).toString('base64')}}
       try {
-        await api.patchNamespacedSecret(
-          {name, namespace, body, fieldManager: FIELD_MANAGER, force: true},
-          withDeadline(requestTimeoutMs, setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply)),
-        )
+        await apiRequest(kc, {method: 'PATCH', path: secretPath, query: {fieldManager: FIELD_MANAGER, force: true}, body, contentType: APPLY_PATCH, timeoutMs: requestTimeoutMs})
       } catch (error) {
         throw translateApiError(error, {verb: 'apply', resource})
       }

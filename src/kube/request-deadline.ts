@@ -1,12 +1,11 @@
 /**
  * A deadline on one request to the API server. client-node sets no timeout of its own (undici's
  * default is 300 s of silence), so one unanswered request could hold a heartbeat or a controller
- * write for minutes; every call in src/kube passes through withDeadline().
+ * write for minutes; every request in src/kube runs under deadlineSignal() (api-request.ts).
  *
  * The deadline covers the whole exchange, headers and body: undici aborts a response body as well
  * when the request's signal fires.
  */
-import {Observable, type ConfigurationOptions, type RequestContext, type ResponseContext} from '@kubernetes/client-node'
 import {formatDuration} from '../core/index.ts'
 
 /** A request that got no (complete) answer within its deadline. */
@@ -19,11 +18,6 @@ export class RequestTimeoutError extends Error {
   }
 }
 
-export interface DeadlineOptions {
-  /** Also ends the request (e.g. shutdown, or leadership lost). */
-  signal?: AbortSignal
-}
-
 /** The signal a request runs under: aborted at the deadline (with a RequestTimeoutError) or by the caller. */
 export function deadlineSignal(timeoutMs: number, outer?: AbortSignal): AbortSignal {
   const controller = new AbortController()
@@ -32,19 +26,4 @@ export function deadlineSignal(timeoutMs: number, outer?: AbortSignal): AbortSig
   timer.unref()
   controller.signal.addEventListener('abort', () => clearTimeout(timer), {once: true})
   return outer === undefined ? controller.signal : AbortSignal.any([controller.signal, outer])
-}
-
-/**
- * client-node call options that bound the request by timeoutMs (chained onto opt, like client-node's
- * setHeaderOptions). The deadline starts when the request is sent, not when the options are made.
- */
-export function withDeadline(timeoutMs: number, opt?: ConfigurationOptions, options: DeadlineOptions = {}): ConfigurationOptions {
-  const middleware = {
-    pre: (request: RequestContext) => {
-      request.setSignal(deadlineSignal(timeoutMs, options.signal))
-      return new Observable(Promise.resolve(request))
-    },
-    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
-  }
-  return {...opt, middleware: [...(opt?.middleware ?? []), middleware], middlewareMergeStrategy: 'append'}
 }

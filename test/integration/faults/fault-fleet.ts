@@ -8,13 +8,13 @@
  * periods, the end of the fault, then assertions on order and outcomes only: no live pool ever Unknown,
  * the frozen pool marked once the view is whole again, the controller still running.
  */
-import {CustomObjectsApi, type KubeConfig} from '@kubernetes/client-node'
+import type {KubeConfig} from '@kubernetes/client-node'
 import path from 'node:path'
 import {ControlPlane} from '../../../src/controlplane/control-plane.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import type {Pool} from '../../../src/core/types.ts'
+import {apiRequest} from '../../../src/kube/api-request.ts'
 import {loadKubeConfig} from '../../../src/kube/kubeconfig.ts'
-import {withDeadline} from '../../../src/kube/request-deadline.ts'
 import {installCrds} from '../../support/control-plane.ts'
 import {ControllerProcess, controllerIdentity} from '../../support/controller-env.ts'
 import {KubeObjects, readyOf} from '../../support/kube-objects.ts'
@@ -234,8 +234,7 @@ export class FaultFleet {
   }
 
   async listPools(): Promise<Pool[]> {
-    const api = this.kc.makeApiClient(CustomObjectsApi)
-    const body = (await api.listClusterCustomObject({group: kind.group, version: kind.version, plural: kind.plural}, withDeadline(2_000))) as {items: Pool[]}
+    const body = await apiRequest<{items: Pool[]}>(this.kc, {method: 'GET', path: `/apis/${kind.group}/${kind.version}/${kind.plural}`, timeoutMs: 2_000})
     return body.items
   }
 
