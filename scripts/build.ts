@@ -17,6 +17,7 @@
  * `--metafile` writes dist/ironpool/meta.json, for esbuild's analyser or `--analyze` to print sizes.
  */
 import type * as esbuild from 'esbuild'
+import {isBuiltin} from 'node:module'
 import {rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -57,6 +58,29 @@ async function loadEsbuild(): Promise<typeof esbuild> {
   }
 }
 
+/**
+ * Node's built-in modules, imported as ESM, get an ESM facade that reads every export once, getters
+ * included: node:http's WebSocket getter loads Node's own undici, node:tls's rootCertificates parses
+ * the CA store, node:crypto's webcrypto builds WebCrypto. For the builtins a poollet imports that was
+ * 13 MiB of RSS before any work (`node -e` vs `node --input-type=module -e`, bench/README.md). Here
+ * each ESM import of a builtin is answered by a CommonJS module that requires it: esbuild then turns
+ * named imports into property reads at the point of use, and nothing is read that is not used.
+ */
+const builtinsByRequire: esbuild.Plugin = {
+  name: 'builtins-by-require',
+  setup(build) {
+    build.onResolve({filter: /^[a-z_/:]+$/}, (args) => {
+      if (args.namespace === 'builtin-by-require') return {path: args.path, external: true}
+      if (args.kind !== 'import-statement' || !isBuiltin(args.path)) return undefined
+      return {path: args.path, namespace: 'builtin-by-require'}
+    })
+    build.onLoad({filter: /.*/, namespace: 'builtin-by-require'}, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path.startsWith('node:') ? args.path : `node:${args.path}`)})\n`,
+      loader: 'js',
+    }))
+  },
+}
+
 export async function build(options: {metafile?: boolean; analyze?: boolean} = {}): Promise<esbuild.BuildResult> {
   const esbuild = await loadEsbuild()
   await rm(path.join(ROOT, 'dist'), {recursive: true, force: true})
@@ -87,7 +111,7 @@ export async function build(options: {metafile?: boolean; analyze?: boolean} = {
     metafile: options.metafile === true || options.analyze === true,
     logLevel: 'warning',
     legalComments: 'none',
-    plugins: [narrowClientNodeConfig],
+    plugins: [narrowClientNodeConfig, builtinsByRequire],
   })
   await keepOwnSourceMaps(OUT_DIR)
   if (result.metafile !== undefined) {
