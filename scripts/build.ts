@@ -59,6 +59,36 @@ async function loadEsbuild(): Promise<typeof esbuild> {
 }
 
 /**
+ * client-node imports undici at the top of its modules: Agent and ProxyAgent for the dispatchers
+ * config.js builds, fetch for its HTTP library. ironpool builds its own dispatchers
+ * (src/kube/node-dispatcher.ts), keeps client-node's only for a proxied cluster, and sends nothing
+ * through client-node's fetch. Its imports are answered by stand-ins that load undici on first use,
+ * so a process that never talks through a proxy never runs its megabyte of code nor compiles its
+ * WebAssembly parser (bench/README.md).
+ */
+const lazyUndiciForClientNode: esbuild.Plugin = {
+  name: 'lazy-undici-for-client-node',
+  setup(build) {
+    const clientNode = `${path.sep}${path.join('@kubernetes', 'client-node', 'dist')}${path.sep}`
+    build.onResolve({filter: /^undici$/}, (args) =>
+      args.importer.includes(clientNode) && args.kind === 'import-statement' ? {path: path.join(path.dirname(args.importer), 'lazy-undici.js'), namespace: 'lazy-undici'} : undefined,
+    )
+    build.onLoad({filter: /.*/, namespace: 'lazy-undici'}, (args) => ({
+      contents: [
+        'let undici',
+        "const load = () => (undici ??= require('undici'))",
+        'export class Agent { constructor(options) { return new (load().Agent)(options) } }',
+        'export class ProxyAgent { constructor(options) { return new (load().ProxyAgent)(options) } }',
+        'export function fetch(...args) { return load().fetch(...args) }',
+        '',
+      ].join('\n'),
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }))
+  },
+}
+
+/**
  * Node's built-in modules, imported as ESM, get an ESM facade that reads every export once, getters
  * included: node:http's WebSocket getter loads Node's own undici, node:tls's rootCertificates parses
  * the CA store, node:crypto's webcrypto builds WebCrypto. For the builtins a poollet imports that was
@@ -111,7 +141,7 @@ export async function build(options: {metafile?: boolean; analyze?: boolean} = {
     metafile: options.metafile === true || options.analyze === true,
     logLevel: 'warning',
     legalComments: 'none',
-    plugins: [narrowClientNodeConfig, builtinsByRequire],
+    plugins: [narrowClientNodeConfig, lazyUndiciForClientNode, builtinsByRequire],
   })
   await keepOwnSourceMaps(OUT_DIR)
   if (result.metafile !== undefined) {

@@ -3,10 +3,10 @@
  * call in src/kube takes for the resources ironpool reads and writes (Leases, pools, Events, lists,
  * discovery, OpenAPI). client-node still does what it is the reference for: the kubeconfig, and each
  * request's authentication (applySecurityAuthentication: certificates, tokens, exec and auth plugins,
- * impersonation), which also hands over the undici dispatcher of that identity (kept and shared by
- * kubeconfig.ts, rate-limited by request-rate.ts). Only the sending and the decoding are ours.
+ * impersonation), which also hands over the connection pool of that identity (node-dispatcher.ts, kept
+ * and shared by kubeconfig.ts, rate-limited by request-rate.ts). Only the sending and the decoding are ours.
  *
- * Why: the generated layer sends through undici's fetch and walks every object through its
+ * Why: the generated layer sends through fetch and walks every object through its
  * ObjectSerializer; a poollet tick (one Lease PUT) cost 8–9 ms of CPU that way, and its models are a
  * module graph of their own in every process that loads them. Figures: `npm run bench:poollet`,
  * `npm run bench:cli` (bench/README.md, issue 12). The objects come back as the wire JSON, so nothing
@@ -14,6 +14,7 @@
  */
 import type {KubeConfig} from '@kubernetes/client-node'
 import {HttpMethod, RequestContext} from './client-node.ts'
+import {NodeDispatcher, readText, type RequestDispatcher} from './node-dispatcher.ts'
 import {deadlineSignal} from './request-deadline.ts'
 
 export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -50,20 +51,6 @@ export class ApiStatusError extends Error {
   }
 }
 
-/** The part of undici's Dispatcher used here (client-node's dispatchers are undici Agents). */
-export interface RequestDispatcher {
-  request(options: {
-    origin: string
-    path: string
-    method: string
-    headers: Record<string, string>
-    body?: string
-    signal: AbortSignal
-    headersTimeout: number
-    bodyTimeout: number
-  }): Promise<{statusCode: number; body: {text(): Promise<string>}}>
-}
-
 const METHODS: Record<ApiMethod, HttpMethod> = {GET: HttpMethod.GET, POST: HttpMethod.POST, PUT: HttpMethod.PUT, PATCH: HttpMethod.PATCH, DELETE: HttpMethod.DELETE}
 
 /** The request's URL under the current cluster's server. */
@@ -75,15 +62,23 @@ export function apiUrl(kc: KubeConfig, path: string, query: ApiRequest['query'] 
   return url
 }
 
+/** For a KubeConfig whose cluster needs no TLS settings and that kubeconfig.ts did not prepare: one pool per server. */
+const plainDispatchers = new Map<string, NodeDispatcher>()
+
 /**
  * The headers and dispatcher client-node would send this request with: its authentication applied,
  * and the rate limit waited for (request-rate.ts hooks the same call).
  */
-export async function authenticatedRequest(kc: KubeConfig, url: URL, method: ApiMethod, headers: Record<string, string>): Promise<{headers: Record<string, string>; dispatcher: RequestDispatcher | undefined}> {
+export async function authenticatedRequest(kc: KubeConfig, url: URL, method: ApiMethod, headers: Record<string, string>): Promise<{headers: Record<string, string>; dispatcher: RequestDispatcher}> {
   const context = new RequestContext(url.toString(), METHODS[method])
   for (const [name, value] of Object.entries(headers)) context.setHeaderParam(name, value)
   await kc.applySecurityAuthentication(context)
-  return {headers: context.getHeaders(), dispatcher: context.getDispatcher() as unknown as RequestDispatcher | undefined}
+  let dispatcher = context.getDispatcher() as unknown as RequestDispatcher | undefined
+  if (dispatcher === undefined) {
+    if (!plainDispatchers.has(url.origin)) plainDispatchers.set(url.origin, new NodeDispatcher(url.origin))
+    dispatcher = plainDispatchers.get(url.origin)
+  }
+  return {headers: context.getHeaders(), dispatcher: dispatcher!}
 }
 
 function decode(text: string): unknown {
@@ -103,28 +98,17 @@ export async function apiRequest<T = unknown>(kc: KubeConfig, request: ApiReques
   if (payload !== undefined) wanted['Content-Type'] = request.contentType ?? 'application/json'
   const {headers, dispatcher} = await authenticatedRequest(kc, url, request.method, wanted)
   const signal = deadlineSignal(request.timeoutMs, request.signal)
-  let status: number
-  let text: string
-  if (dispatcher !== undefined) {
-    const response = await dispatcher.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method: request.method,
-      headers,
-      body: payload,
-      signal,
-      headersTimeout: request.timeoutMs,
-      bodyTimeout: request.timeoutMs,
-    })
-    status = response.statusCode
-    text = await response.body.text()
-  } else {
-    // A cluster client-node reaches without TLS settings of its own (plain HTTP): Node's fetch.
-    const response = await fetch(url, {method: request.method, headers, body: payload, signal})
-    status = response.status
-    text = await response.text()
-  }
-  const body = decode(text)
-  if (status < 200 || status > 299) throw new ApiStatusError(status, body)
+  const response = await dispatcher.request({
+    origin: url.origin,
+    path: url.pathname + url.search,
+    method: request.method,
+    headers,
+    body: payload,
+    signal,
+    headersTimeout: request.timeoutMs,
+    bodyTimeout: request.timeoutMs,
+  })
+  const body = decode(await readText(response.body))
+  if (response.statusCode < 200 || response.statusCode > 299) throw new ApiStatusError(response.statusCode, body)
   return body as T
 }

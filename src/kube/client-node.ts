@@ -9,4 +9,3 @@
 export {KubeConfig} from '@kubernetes/client-node/dist/config.js'
 export {HttpMethod, RequestContext} from '@kubernetes/client-node/dist/gen/http/http.js'
 export {ApiException} from '@kubernetes/client-node/dist/gen/apis/exception.js'
-export {Watch} from '@kubernetes/client-node/dist/watch.js'

@@ -6,6 +6,8 @@ import {KubeConfig} from './client-node.ts'
 import {createHash} from 'node:crypto'
 import {existsSync} from 'node:fs'
 import type {AgentOptions} from 'node:https'
+import type {ConnectionOptions} from 'node:tls'
+import {NodeDispatcher} from './node-dispatcher.ts'
 
 export interface KubeconfigOptions {
   kubeconfig?: string
@@ -31,18 +33,29 @@ export function loadKubeConfig(options: KubeconfigOptions = {}): KubeConfig {
   return kc
 }
 
-type CreateDispatcher = (cluster: {server?: string} | null, agentOptions: AgentOptions) => unknown
+type Cluster = {server?: string; proxyUrl?: string} | null
+type CreateDispatcher = (cluster: Cluster, agentOptions: AgentOptions) => unknown
+type DispatcherOptions = {type: 'agent'; connect: ConnectionOptions} | {type: 'none'} | {type: 'proxy' | 'socks'}
 
 /**
  * client-node 2.0.1 builds a new undici Agent for every request (KubeConfig.createDispatcher, private),
  * so every call pays a TLS handshake and leaves a connection pool behind: a poollet's one Lease write
  * per tick cost 10–15 ms of CPU that way. This keeps one dispatcher per TLS identity (server, CA,
  * client certificate and key, verification settings), whose keep-alive connections every request and
- * watch of this KubeConfig share. Undo when client-node caches its dispatchers itself.
+ * watch of this KubeConfig share; it is a NodeDispatcher (node-dispatcher.ts says why), with the TLS
+ * options client-node would give undici (createDispatcherOptions), except through a proxy, where
+ * client-node's own undici dispatcher is kept. Undo the caching when client-node caches its dispatchers.
  */
 export function reuseConnections(kc: KubeConfig): void {
-  const target = kc as unknown as {createDispatcher: CreateDispatcher}
-  const create = target.createDispatcher.bind(kc)
+  const target = kc as unknown as {createDispatcher: CreateDispatcher; createDispatcherOptions: (cluster: Cluster, agentOptions: AgentOptions) => DispatcherOptions}
+  const clientNodeDispatcher = target.createDispatcher.bind(kc)
+  const create: CreateDispatcher = (cluster, agentOptions) => {
+    // Also where client-node refuses a plain-HTTP server without insecure-skip-tls-verify.
+    const options = target.createDispatcherOptions.call(kc, cluster, agentOptions)
+    if (options.type === 'agent') return new NodeDispatcher(cluster?.server ?? '', options.connect)
+    if (options.type === 'none') return new NodeDispatcher(cluster?.server ?? '')
+    return clientNodeDispatcher(cluster, agentOptions)
+  }
   const cache = new Map<string, unknown>()
   dispatchers.set(kc, cache)
   target.createDispatcher = (cluster, agentOptions) => {
