@@ -8,7 +8,6 @@ import {systemClock, LeaderElector, type LeaderElectionTimings, type MaxUnhealth
 import {createApiProbe, type ApiProbe} from '../kube/api-probe.ts'
 import {EventRecorder} from '../kube/event-recorder.ts'
 import {describeWritePlan, learnWritePlan} from '../kube/served-schema.ts'
-import {csrApprovalRunnables} from './csr-approval.ts'
 import {kindController, watchGapToleranceMs} from './kind-controller.ts'
 import {createLeaseStore} from '../kube/lease-store.ts'
 import type {BindAddress} from '../observe/bind-address.ts'
@@ -104,7 +103,11 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   manager.add({name: 'sight', group: 'caches', start: (runSignal) => sight.run(runSignal)})
   for (const k of kinds) for (const cache of k.caches) manager.add(cache)
   for (const k of kinds) manager.add(k.engine)
-  if (wiring.approvePoolletCsrs) for (const runnable of csrApprovalRunnables(wiring.kubeConfig, events, logger)) manager.add(runnable)
+  if (wiring.approvePoolletCsrs) {
+    // The approver's X.509 parsing (half a megabyte of code) loads only when it is asked for.
+    const {csrApprovalRunnables} = await import('./csr-approval.ts')
+    for (const runnable of csrApprovalRunnables(wiring.kubeConfig, events, logger)) manager.add(runnable)
+  }
   logger.info(
     {kinds: wiring.kinds.map((k) => k.name), gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},
     'controller starting',
