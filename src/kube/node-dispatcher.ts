@@ -54,6 +54,10 @@ export class NodeDispatcher implements RequestDispatcher {
   closed = false
   private readonly agent: HttpAgent
   private readonly secure: boolean
+  /** Connections handed back and not in use: only these are closed when idle too long. */
+  private readonly idle = new WeakSet<Socket>()
+  /** Connections that have their idle-timeout listener. */
+  private readonly watched = new WeakSet<Socket>()
 
   /** tls: the identity's TLS options (CA, client certificate and key, verification, server name). */
   constructor(server: string, tls: ConnectionOptions = {}) {
@@ -74,9 +78,6 @@ export class NodeDispatcher implements RequestDispatcher {
       socket.setTimeout(IDLE_CONNECTION_MS)
     })
   }
-
-  private readonly idle = new WeakSet<Socket>()
-  private readonly watched = new WeakSet<Socket>()
 
   request(options: DispatchOptions): Promise<DispatchResponse> {
     return new Promise((resolve, reject) => {
@@ -109,7 +110,8 @@ export class NodeDispatcher implements RequestDispatcher {
         socket.on('timeout', onTimeout)
         release = () => socket.removeListener('timeout', onTimeout)
       })
-      request.once('error', (error) => {
+      // Also after the answer came (a reset mid-body): the body reports that to its reader.
+      request.on('error', (error) => {
         done()
         reject(error)
       })
@@ -127,7 +129,6 @@ export class NodeDispatcher implements RequestDispatcher {
   /** Takes no new request; open connections end as their requests and watches finish. */
   async close(): Promise<void> {
     this.closed = true
-    this.agent.on('free', (socket: Socket) => socket.destroy())
     for (const sockets of Object.values(this.agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy()
     await Promise.resolve()
   }
