@@ -1,5 +1,11 @@
 #!/usr/bin/env node
+import {enableCompileCache} from 'node:module'
 import process from 'node:process'
+
+// V8's compiled code of the bundle is kept on disk (Node's compile cache, in the OS's temporary
+// directory unless NODE_COMPILE_CACHE says where), so a command after the first one on a machine
+// does not compile the bundle again. Where nothing can be written, the cache is simply off.
+enableCompileCache()
 
 // ironpool runs its bundle, dist/ironpool/ (scripts/build.ts, `npm run build`). Source maps are turned
 // on before the bundle loads, since only files loaded afterwards get them: stack traces name src/ files.
