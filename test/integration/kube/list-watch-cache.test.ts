@@ -101,6 +101,8 @@ describe('ListWatchCache on a real API server', function () {
       expect(r.cache.isWhole()).to.be.true
       expect(r.cache.list().map((p) => p.metadata.name).sort()).to.deep.equal(['lwc-initial-1', 'lwc-initial-2'])
       expect(r.cache.get('lwc-initial-1')?.spec?.providerID).to.equal('test://lwc-initial-1')
+      // The server sends managedFields (the create is recorded there); the cache keeps none.
+      expect(r.cache.list().map((p) => 'managedFields' in p.metadata)).to.deep.equal([false, false])
       expect(r.events.map((e) => `${e.type} ${e.key}`).sort()).to.deep.equal(['upsert lwc-initial-1', 'upsert lwc-initial-2'])
     })
 
@@ -120,6 +122,8 @@ describe('ListWatchCache on a real API server', function () {
       expect(c?.object.metadata.resourceVersion).to.equal(created.metadata.resourceVersion)
       expect(u?.type === 'upsert' && u.old?.spec?.taints).to.equal(undefined)
       expect(u?.object.spec?.taints).to.deep.equal([{key: 'moved', effect: 'NoSchedule'}])
+      expect((created.metadata as {managedFields?: unknown}).managedFields, 'the server records who wrote the pool').to.not.equal(undefined)
+      expect('managedFields' in (u?.object.metadata ?? {}), 'a watched object keeps no managedFields').to.equal(false)
       expect(d).to.deep.include({type: 'delete', key: 'lwc-events'})
       expect(r.cache.size).to.equal(0)
     })
