@@ -90,25 +90,41 @@ function decode(text: string): unknown {
   }
 }
 
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+const MAX_REDIRECTS = 5
+
 /** Sends the request; resolves to the decoded JSON of a 2xx answer, rejects with ApiStatusError for any other. */
 export async function apiRequest<T = unknown>(kc: KubeConfig, request: ApiRequest): Promise<T> {
-  const url = apiUrl(kc, request.path, request.query)
+  let url = apiUrl(kc, request.path, request.query)
   const payload = request.body === undefined ? undefined : JSON.stringify(request.body)
   const wanted: Record<string, string> = {Accept: 'application/json'}
   if (payload !== undefined) wanted['Content-Type'] = request.contentType ?? 'application/json'
-  const {headers, dispatcher} = await authenticatedRequest(kc, url, request.method, wanted)
   const signal = deadlineSignal(request.timeoutMs, request.signal)
-  const response = await dispatcher.request({
-    origin: url.origin,
-    path: url.pathname + url.search,
-    method: request.method,
-    headers,
-    body: payload,
-    signal,
-    headersTimeout: request.timeoutMs,
-    bodyTimeout: request.timeoutMs,
-  })
-  const body = decode(await readText(response.body))
-  if (response.statusCode < 200 || response.statusCode > 299) throw new ApiStatusError(response.statusCode, body)
-  return body as T
+  for (let redirects = 0; ; redirects++) {
+    const {headers, dispatcher} = await authenticatedRequest(kc, url, request.method, wanted)
+    const response = await dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: request.method,
+      headers,
+      body: payload,
+      signal,
+      headersTimeout: request.timeoutMs,
+      bodyTimeout: request.timeoutMs,
+    })
+    const body = decode(await readText(response.body))
+    // A read the server moved (e.g. an OpenAPI document whose hash changed since the index was read:
+    // 301 to the current one) is followed, as fetch and client-go do, on the same server only: the
+    // credentials go nowhere else.
+    const location = response.headers.location
+    if (request.method === 'GET' && REDIRECTS.has(response.statusCode) && typeof location === 'string' && redirects < MAX_REDIRECTS) {
+      const next = new URL(location, url)
+      if (next.origin === url.origin) {
+        url = next
+        continue
+      }
+    }
+    if (response.statusCode < 200 || response.statusCode > 299) throw new ApiStatusError(response.statusCode, body)
+    return body as T
+  }
 }

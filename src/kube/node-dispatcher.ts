@@ -31,6 +31,7 @@ export interface DispatchOptions {
 
 export interface DispatchResponse {
   statusCode: number
+  headers: Record<string, string | string[] | undefined>
   body: Readable
 }
 
@@ -120,7 +121,7 @@ export class NodeDispatcher implements RequestDispatcher {
         silence = `no byte for ${options.bodyTimeout} ms`
         answer.socket.setTimeout(options.bodyTimeout)
         answer.once('close', done)
-        resolve({statusCode: answer.statusCode ?? 0, body: answer})
+        resolve({statusCode: answer.statusCode ?? 0, headers: answer.headers, body: answer})
       })
       request.end(options.body)
     })
