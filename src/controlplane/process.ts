@@ -50,7 +50,12 @@ export class ManagedProcess {
 
   /** Freezes the whole group (SIGSTOP): it holds its sockets open but answers nothing until resume(). */
   pause(): void {
-    if (this.child !== undefined && this.running) killGroup(this.child, 'SIGSTOP')
+    if (this.child === undefined || !this.running) return
+    killGroup(this.child, 'SIGSTOP')
+    // kill() returns once the signal is sent; the process stops when its threads next take it, which
+    // on a busy machine can come after a request the caller sends next. Returns once the kernel says
+    // stopped, so that "paused" means answering nothing from here on.
+    waitUntilStopped(this.child, STOP_TIMEOUT_MS)
   }
 
   /** Lets a paused group run again (SIGCONT). */
@@ -79,6 +84,30 @@ export class ManagedProcess {
     } catch {
       return ''
     }
+  }
+}
+
+const STOP_TIMEOUT_MS = 2_000
+
+/** The process's state letter from /proc (T when stopped by a signal), or undefined when it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+  } catch {
+    return undefined
+  }
+}
+
+/** Waits, synchronously and at most timeoutMs, until the child is stopped (or gone). */
+function waitUntilStopped(child: ChildProcess, timeoutMs: number): void {
+  if (child.pid === undefined) return
+  const until = performance.now() + timeoutMs
+  const tick = new Int32Array(new SharedArrayBuffer(4))
+  for (;;) {
+    const state = processState(child.pid)
+    if (state === undefined || state === 'T' || state === 't' || performance.now() > until) return
+    Atomics.wait(tick, 0, 0, 1) // 1 ms between looks, without spinning
   }
 }
 
