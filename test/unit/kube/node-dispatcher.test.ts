@@ -28,6 +28,17 @@ describe('NodeDispatcher (real sockets on loopback)', () => {
     await new Promise((resolve) => server.close(resolve))
   })
 
+  /** The server answers 200, writes one line and keeps the response open for the test to write more. */
+  function openStream(): {response: ServerResponse | undefined} {
+    const stream: {response: ServerResponse | undefined} = {response: undefined}
+    handler = (_, response) => {
+      response.writeHead(200)
+      response.write('a\n')
+      stream.response = response
+    }
+    return stream
+  }
+
   const get = (options: {signal?: AbortSignal; headersTimeout?: number; bodyTimeout?: number; method?: string; body?: string} = {}) =>
     dispatcher.request({
       origin,
@@ -76,21 +87,16 @@ describe('NodeDispatcher (real sockets on loopback)', () => {
   })
 
   it('keeps a body open while bytes keep coming faster than the body timeout (a watch), and ends it when they stop', async () => {
-    let response: ServerResponse | undefined
-    handler = (_, r) => {
-      r.writeHead(200)
-      r.write('a\n')
-      response = r
-    }
-    const answer = await get({bodyTimeout: 300})
+    const stream = openStream()
+    const answer = await get({bodyTimeout: 1_000})
     const chunks: string[] = []
     let ended: unknown
     answer.body.on('data', (chunk: Buffer) => chunks.push(chunk.toString()))
     answer.body.on('error', (error) => (ended = error))
-    // Six bytes 100 ms apart: 600 ms in all, twice the timeout, none silent for long.
+    // Six bytes 250 ms apart: 1.5 s in all, longer than the timeout, no gap near it (room for a busy machine).
     for (let i = 0; i < 6; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      response?.write(`${i}\n`)
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      stream.response?.write(`${i}\n`)
     }
     await waitFor('every chunk', () => chunks.join('').split('\n').length >= 8, {timeoutMs: 5_000})
     expect(ended, 'ended while bytes kept coming').to.equal(undefined)
@@ -109,12 +115,7 @@ describe('NodeDispatcher (real sockets on loopback)', () => {
   })
 
   it('close() refuses new requests and lets an open stream run on; destroy() ends it', async () => {
-    let response: ServerResponse | undefined
-    handler = (_, r) => {
-      r.writeHead(200)
-      r.write('a\n')
-      response = r
-    }
+    const stream = openStream()
     const answer = await get()
     let ended = false
     let received = ''
@@ -124,7 +125,7 @@ describe('NodeDispatcher (real sockets on loopback)', () => {
     expect(dispatcher.closed).to.equal(true)
     const refused = await get().then(() => undefined, (e: unknown) => e)
     expect(String(refused)).to.match(/closed/)
-    response?.write('b\n')
+    stream.response?.write('b\n')
     await waitFor('a byte written after close() to arrive', () => received.includes('b'), {timeoutMs: 5_000})
     expect(ended, 'the stream open at close() runs on').to.equal(false)
     await dispatcher.destroy()
