@@ -13,6 +13,8 @@ import {waitFor} from '../../support/wait.ts'
 const machine = POOL_KINDS.machine
 
 const errors = (poollet: CliProcess) => poollet.logs().filter((l) => l.level === 50 || l.level === 'error')
+// The messages, so that a failed count says which error was the extra one.
+const errorMessages = (poollet: CliProcess) => errors(poollet).map((l) => String(l.msg))
 
 describe('poollet bootstrap failures: one clear error and a retry, never a crash loop (real CSR signer)', function () {
   this.timeout(180_000)
@@ -55,6 +57,8 @@ describe('poollet bootstrap failures: one clear error and a retry, never a crash
   })
 
   it('a denied CSR: one error naming the CSR and the denial, then a new CSR, which once approved is used', async () => {
+    // The pool exists, so that the only error a working poollet could log is the denial's.
+    await plane.kubectlApply({apiVersion: `${machine.group}/${machine.version}`, kind: machine.kind, metadata: {name: 'd1'}})
     const poollet = start('d1', token.kubeconfig)
     const mine = async () => (await listCsrs(plane)).filter((csr) => csr.spec.username === token.username).map((csr) => csr.metadata?.name ?? '')
     const [first] = await waitFor('the first CSR', async () => ((await mine()).length === 1 ? await mine() : undefined), {timeoutMs: 60_000, intervalMs: 200})
@@ -62,12 +66,15 @@ describe('poollet bootstrap failures: one clear error and a retry, never a crash
     const error = await waitFor('the error', () => errors(poollet)[0], {timeoutMs: 30_000})
     expect(String(error.msg)).to.include(`certificate signing request ${first} was denied`)
     const second = await waitFor('a second CSR', async () => (await mine()).find((name) => name !== first), {timeoutMs: 60_000, intervalMs: 200})
-    expect(errors(poollet), 'one error for one denial').to.have.length(1)
+    expect(errorMessages(poollet), 'one error for one denial').to.have.length(1)
     await plane.kubectl(['certificate', 'approve', second])
     await poollet.waitForLog('client certificate issued and stored', {}, 60_000)
     await poollet.waitForLog('poollet starting', {}, 30_000)
+    // Used: deploy/policies admit a pool's status only from the pool's own user, not the bootstrap token.
+    const ready = () => plane.kubectl(['get', machine.plural, 'd1', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])
+    await waitFor('d1 Ready=True, written with the issued certificate', async () => (await ready()).trim() === 'True', {timeoutMs: 30_000, intervalMs: 200})
     expect(poollet.child.exitCode, 'still running').to.equal(null)
-    expect(errors(poollet)).to.have.length(1)
+    expect(errorMessages(poollet)).to.have.length(1)
   })
 
   it('a CSR nobody approves within --certificate-request-timeout: a clear error saying what to check, then a new CSR', async () => {
