@@ -25,4 +25,5 @@ COPY --from=build /src/dist ./dist
 # Numeric, so that the kubelet can check runAsNonRoot; 1000 is the base image's `node` user, and the
 # Deployments in deploy/ run as the same uid with a read-only root filesystem (nothing here is written).
 USER 1000:1000
-ENTRYPOINT ["node", "/app/bin/run.js"]
+# By its shebang, which carries ironpool's Node flags (bin/run.js).
+ENTRYPOINT ["/app/bin/run.js"]

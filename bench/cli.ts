@@ -14,6 +14,7 @@ import {fileURLToPath} from 'node:url'
 import {KubeConfig} from '@kubernetes/client-node'
 import type {ControlPlane} from '../src/controlplane/control-plane.ts'
 import {POOL_KIND_NAMES, POOL_KINDS} from '../src/core/pool-kinds.ts'
+import {ironpoolCommand} from '../src/cli/ironpool-process.ts'
 import {ensureBuilt} from '../test/support/cli.ts'
 import {parseArgs, positiveInt} from './support/args.ts'
 import {progress, startBenchPlane} from './support/plane.ts'
@@ -28,7 +29,6 @@ const flags = parseArgs({
 const runs = positiveInt('runs', flags.runs)
 const poolCount = positiveInt('pools', flags.pools)
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
-const BIN = path.join(ROOT, 'bin', 'run.js')
 
 interface Sample {
   wallMs: number
@@ -70,14 +70,18 @@ try {
   const kubectl = plane.binaries.kubectl
   const plurals = POOL_KIND_NAMES.map((n) => POOL_KINDS[n].plural).join(',')
   const node = process.execPath
+  const ironpool = (...args: string[]) => {
+    const command = ironpoolCommand(args)
+    return [command.command, ...command.args]
+  }
   const commands: {name: string; argv: string[]; env?: NodeJS.ProcessEnv; exit: number}[] = [
-    {name: `ironpool pool status (${poolCount} pools)`, argv: [node, BIN, 'pool', 'status', `--kubeconfig=${kubeconfig}`], exit: 0},
+    {name: `ironpool pool status (${poolCount} pools)`, argv: ironpool('pool', 'status', `--kubeconfig=${kubeconfig}`), exit: 0},
     {name: `kubectl get ${plurals}`, argv: [kubectl, `--kubeconfig=${kubeconfig}`, 'get', plurals], exit: 0},
-    {name: 'ironpool lease inspect machine-1', argv: [node, BIN, 'lease', 'inspect', 'machine-1', `--kubeconfig=${kubeconfig}`], exit: 0},
-    {name: 'ironpool poollet --heartbeat-interval=0s (exit 2)', argv: [node, BIN, 'poollet', '--pool-name=p1', '--heartbeat-interval=0s'], exit: 2},
-    {name: 'ironpool controller --grace-period=0s (exit 2)', argv: [node, BIN, 'controller', '--grace-period=0s'], exit: 2},
-    {name: 'ironpool version', argv: [node, BIN, 'version'], exit: 0},
-    {name: 'ironpool --help', argv: [node, BIN, '--help'], exit: 0},
+    {name: 'ironpool lease inspect machine-1', argv: ironpool('lease', 'inspect', 'machine-1', `--kubeconfig=${kubeconfig}`), exit: 0},
+    {name: 'ironpool poollet --heartbeat-interval=0s (exit 2)', argv: ironpool('poollet', '--pool-name=p1', '--heartbeat-interval=0s'), exit: 2},
+    {name: 'ironpool controller --grace-period=0s (exit 2)', argv: ironpool('controller', '--grace-period=0s'), exit: 2},
+    {name: 'ironpool version', argv: ironpool('version'), exit: 0},
+    {name: 'ironpool --help', argv: ironpool('--help'), exit: 0},
     {name: 'node -e 0 (bare Node, for scale)', argv: [node, '-e', '0'], exit: 0},
   ]
   const rows = [['command', 'runs', 'wall ms min', 'p50', 'max', 'CPU ms p50', 'peak RSS MiB p50']]

@@ -14,9 +14,9 @@ import path from 'node:path'
 import type {ControlPlane} from '../src/controlplane/control-plane.ts'
 import {formatDuration} from '../src/core/durations.ts'
 import {POOL_KINDS} from '../src/core/pool-kinds.ts'
-import {startTestRuntime, type TestRuntime} from '../src/iri/index.ts'
+import {startTestRuntime, type TestRuntime} from '../src/iri/test-runtime.ts'
 import {CliProcess, ensureBuilt} from '../test/support/cli.ts'
-import {durationMs, parseArgs, positiveInt} from './support/args.ts'
+import {durationMs, nodeFlagsArg, parseArgs, positiveInt} from './support/args.ts'
 import {auditOneUser, firstRequest, requestsBetween} from './support/audit.ts'
 import {delay, pollUntil} from './support/limit.ts'
 import {progress, startBenchPlane} from './support/plane.ts'
@@ -28,6 +28,7 @@ const flags = parseArgs({
   interval: {default: '500ms', help: '--heartbeat-interval'},
   ticks: {default: '20', help: 'ticks measured'},
   'warmup-ticks': {default: '5', help: 'ticks before measuring (Lease created, Ready written, watch synced)'},
+  'node-flags': {default: '', help: "the poollet's Node flags in place of bin/run.js's, space-separated, e.g. --max-semi-space-size=16; 'none' for none"},
 })
 const kind = POOL_KINDS.machine
 const pool = 'bench-pool'
@@ -35,6 +36,7 @@ const username = `${kind.poolletUserPrefix}${pool}`
 const intervalMs = durationMs('interval', flags.interval)
 const ticks = positiveInt('ticks', flags.ticks)
 const warmup = positiveInt('warmup-ticks', flags['warmup-ticks'])
+const nodeFlags = nodeFlagsArg(flags['node-flags'])
 // The probe deadline must be below the interval; the Lease must outlive a few intervals (issue 3's rules).
 const poolletArgs = [`--heartbeat-interval=${formatDuration(intervalMs)}`, `--heartbeat-status-timeout=${formatDuration(intervalMs / 2)}`, `--heartbeat-lease-duration=${formatDuration(Math.max(4 * intervalMs, 1000))}`]
 
@@ -56,7 +58,7 @@ try {
 
   progress(`poollet ${poolletArgs.join(' ')}`)
   const spawnedAt = Date.now()
-  poollet = new CliProcess(['poollet', `--pool-name=${pool}`, `--kind=${kind.name}`, `--runtime-endpoint=${runtime.endpoint}`, `--kubeconfig=${identity.kubeconfig}`, '--log-format=json', ...poolletArgs])
+  poollet = new CliProcess(['poollet', `--pool-name=${pool}`, `--kind=${kind.name}`, `--runtime-endpoint=${runtime.endpoint}`, `--kubeconfig=${identity.kubeconfig}`, '--log-format=json', ...poolletArgs], {}, nodeFlags)
   const probes = () => runtime!.calls.probe
   const afterProbe = async (count: number) => {
     const ok = await pollUntil(() => probes() >= count, (count - probes() + 2) * intervalMs * 3 + 20_000, 2)

@@ -1,4 +1,10 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1
+// The shebang's flags are ironpool's Node flags, in this one place: npm's bin link, the image's
+// ENTRYPOINT and `npm start` run this file by it, and what starts ironpool under process.execPath
+// (the sandbox, the tests, the benches) reads them from it (src/cli/ironpool-process.ts).
+// --max-semi-space-size=1 (MiB) caps V8's young generation, which otherwise grows with the heap's
+// traffic up to 64 MiB per semi-space: an idle poollet went from 98 to 162 MiB resident in three
+// minutes of heartbeats that way, and held 112 with the cap (bench/README.md, issue 12).
 import {enableCompileCache} from 'node:module'
 import process from 'node:process'
 

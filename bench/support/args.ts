@@ -30,3 +30,16 @@ export function positiveInt(flag: string, value: string): number {
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--${flag}=${value}: want a positive integer`)
   return n
 }
+
+/**
+ * --node-flags: undefined (bin/run.js's own) when empty, no flags for 'none', else the space-separated
+ * flags, each a --flag, in place of bin/run.js's.
+ */
+export function nodeFlagsArg(value: string): string[] | undefined {
+  if (value === '') return undefined
+  if (value === 'none') return []
+  const flags = value.split(/\s+/).filter((flag) => flag !== '')
+  const odd = flags.find((flag) => !flag.startsWith('--'))
+  if (odd !== undefined) throw new Error(`--node-flags=${value}: ${odd} is not a --flag`)
+  return flags
+}

@@ -13,8 +13,9 @@ export class ControllerProcess {
   readonly cli: CliProcess
   private metricsUrl = ''
 
-  constructor(args: readonly string[]) {
-    this.cli = new CliProcess(['controller', '--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0', '--log-format=json', ...args])
+  /** nodeFlags: in place of bin/run.js's own (a bench's --node-flags). */
+  constructor(args: readonly string[], nodeFlags?: readonly string[]) {
+    this.cli = new CliProcess(['controller', '--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0', '--log-format=json', ...args], {}, nodeFlags)
   }
 
   get pid(): number {

@@ -3,7 +3,7 @@
  * pool's Ready=False condition, so it names the call, the gRPC status and the runtime's own detail.
  */
 import {isAbortError} from 'abort-controller-x'
-import {ClientError, Status} from 'nice-grpc'
+import {ClientError, Status} from 'nice-grpc-common'
 import {ProbeError, errorMessage} from '../core/index.ts'
 
 /**

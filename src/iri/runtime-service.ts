@@ -69,15 +69,3 @@ export function runtimeServiceFor(kind: PoolKind): RuntimeService {
   }
   return {name: generated.name, fullName: generated.fullName, methods: {version, probe}}
 }
-
-/** Decodes nothing: an answer that arrived is all the probe needs to know. */
-const IGNORED_ANSWER: MessageCodec['decode'] = () => ({})
-
-/**
- * The service reduced to its probe, whose answer is received but not decoded (see createRuntimeProbe).
- * The test runtime serves the full generated codecs, so the answer on the wire is still a real one.
- */
-export function probeOnly(service: RuntimeService): {name: string; fullName: string; methods: {probe: UnaryCall}} {
-  const probe = service.methods.probe
-  return {name: service.name, fullName: service.fullName, methods: {probe: {...probe, responseType: {...probe.responseType, decode: IGNORED_ANSWER}}}}
-}

@@ -1,15 +1,13 @@
 /**
- * One `ironpool <command>` of the sandbox as its own process (node bin/run.js, the way a Deployment
- * runs it), in its own process group with its log in a file: the control plane's ManagedProcess, plus
+ * One `ironpool <command>` of the sandbox as its own process (bin/run.js with its Node flags, the way a
+ * Deployment runs it), in its own process group with its log in a file: the control plane's ManagedProcess, plus
  * what the sandbox does to a process that a Deployment never does — freeze it and thaw it.
  * Every group is registered with the control plane's reaper, so a crashed sandbox leaves none behind.
  */
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {ironpoolCommand} from '../cli/ironpool-process.ts'
 import type {ControlPlane} from '../controlplane/control-plane.ts'
 import {ManagedProcess} from '../controlplane/process.ts'
-
-const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 
 export type ChildState = 'running' | 'frozen' | 'stopped' | 'exited'
 
@@ -23,10 +21,11 @@ export class SandboxChild {
   constructor(options: {name: string; args: readonly string[]; logDir: string; plane: ControlPlane}) {
     this.name = options.name
     this.plane = options.plane
+    const {command, args} = ironpoolCommand(options.args)
     this.process = new ManagedProcess({
       name: options.name,
-      command: process.execPath,
-      args: [BIN, ...options.args],
+      command,
+      args,
       logFile: path.join(options.logDir, `${options.name}.log`),
       onStart: (pid) => options.plane.registerProcessGroup(pid),
     })

@@ -6,7 +6,7 @@
 import path from 'node:path'
 import {Status} from 'nice-grpc'
 import type {ControlPlane} from '../controlplane/control-plane.ts'
-import {startTestRuntime, type TestRuntime} from '../iri/index.ts'
+import {startTestRuntime, type TestRuntime} from '../iri/test-runtime.ts'
 import {SandboxChild} from './child-process.ts'
 import type {SandboxOptions, SandboxPool} from './options.ts'
 

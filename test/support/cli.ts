@@ -1,15 +1,15 @@
 /**
- * Runs `ironpool` as a real process, the way an operator or a Deployment does: node bin/run.js from
+ * Runs `ironpool` as a real process, the way an operator or a Deployment does: bin/run.js (with its shebang's Node flags) from
  * the bundle in dist/ (built once per test run when src/ is newer), output captured line by line.
  */
 import {execFileSync, spawn, type ChildProcess} from 'node:child_process'
 import {existsSync, readdirSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {ironpoolCommand} from '../../src/cli/ironpool-process.ts'
 import {waitFor} from './wait.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const BIN = path.join(ROOT, 'bin', 'run.js')
 
 function newestMtime(dir: string): number {
   let newest = 0
@@ -37,9 +37,11 @@ export class CliProcess {
   readonly stderr: string[] = []
   readonly exited: Promise<{code: number | null; signal: NodeJS.Signals | null}>
 
-  constructor(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  /** nodeFlags: in place of bin/run.js's own (benches comparing heap settings). */
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv = {}, nodeFlags?: readonly string[]) {
     ensureBuilt()
-    this.child = spawn(process.execPath, [BIN, ...args], {
+    const command = ironpoolCommand(args, nodeFlags)
+    this.child = spawn(command.command, command.args, {
       cwd: ROOT,
       env: {...process.env, NO_COLOR: '1', ...env},
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import type {ControlPlane, Identity} from '../../src/controlplane/control-plane.ts'
 import type {PoolKind} from '../../src/core/pool-kinds.ts'
-import {startTestRuntime, type ProbeAnswer, type TestRuntime} from '../../src/iri/index.ts'
+import {startTestRuntime, type ProbeAnswer, type TestRuntime} from '../../src/iri/test-runtime.ts'
 import {CliProcess} from './cli.ts'
 import {DEPLOY_DIR, sharedControlPlane} from './control-plane.ts'
 

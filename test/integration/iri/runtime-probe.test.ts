@@ -8,8 +8,9 @@ import {expect} from 'chai'
 import {Status} from 'nice-grpc'
 import {ProbeError} from '../../../src/core/errors.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
-import {createRuntimeProbe, startTestRuntime} from '../../../src/iri/index.ts'
-import type {RuntimeClient, TestRuntime} from '../../../src/iri/index.ts'
+import {createRuntimeProbe} from '../../../src/iri/index.ts'
+import type {RuntimeClient} from '../../../src/iri/index.ts'
+import {startTestRuntime, type TestRuntime} from '../../../src/iri/test-runtime.ts'
 import {rejectionOf, socketDir, waitUntil, within} from './support.ts'
 
 /** Written out rather than derived from the kinds table, so a wrong table fails here. */

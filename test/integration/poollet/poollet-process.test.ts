@@ -1,7 +1,11 @@
 /** `ironpool poollet` refusing bad input before it starts, and stopping cleanly. */
 import {expect} from 'chai'
+import {spawn} from 'node:child_process'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {IRONPOOL_BIN, ironpoolNodeFlags} from '../../../src/cli/ironpool-process.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
-import {runCli} from '../../support/cli.ts'
+import {CliProcess, runCli} from '../../support/cli.ts'
 import {KubeObjects} from '../../support/kube-objects.ts'
 import {FAST, poolletControlPlane, startPoollet} from '../../support/poollet-env.ts'
 import {waitFor} from '../../support/wait.ts'
@@ -62,6 +66,33 @@ describe('ironpool poollet: what it cannot reach', function () {
     const result = await runCli(['poollet', '--pool-name=nowhere', '--kind=volume', '--runtime-socket-discovery-timeout=1s', `--kubeconfig=${identity.kubeconfig}`, '--log-format=json'])
     expect(result.code).to.equal(1)
     for (const socket of POOL_KINDS.volume.wellKnownSockets) expect(result.stderr).to.include(socket)
+  })
+
+  it('runs under the Node flags of bin/run.js’s shebang (a capped young generation), started by the shebang itself or by the tests', async () => {
+    const plane = await poolletControlPlane()
+    const identity = await plane.userIdentity(`${POOL_KINDS.volume.poolletUserPrefix}flags`, [POOL_KINDS.volume.poolletGroup])
+    // Waiting for a runtime socket that never comes keeps the process alive long enough to look at it.
+    const args = ['poollet', '--pool-name=flags', '--kind=volume', '--runtime-socket-discovery-timeout=30s', `--kubeconfig=${identity.kubeconfig}`, '--log-format=json']
+    const flags = ironpoolNodeFlags()
+    expect(flags.some((flag) => flag.startsWith('--max-semi-space-size='))).to.be.true
+    /** The process's argv as the kernel has it, once env has handed over to node. */
+    const nodeArgv = (pid: number) =>
+      waitFor('node running bin/run.js', () => {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg !== '')
+        return argv.includes(IRONPOOL_BIN) && path.basename(argv[0] ?? '') === 'node' ? argv : undefined
+      })
+    // As npm's bin link and the image's ENTRYPOINT start it: the file itself, node found on PATH.
+    const direct = spawn(IRONPOOL_BIN, args, {env: {...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`}, stdio: 'ignore'})
+    const started = new CliProcess(args)
+    try {
+      for (const pid of [direct.pid!, started.child.pid!]) {
+        const argv = await nodeArgv(pid)
+        expect(argv.slice(1, argv.indexOf(IRONPOOL_BIN)), `argv of ${pid}`).to.deep.equal(flags)
+      }
+    } finally {
+      direct.kill('SIGTERM')
+      await started.stop()
+    }
   })
 
   it('logs "pool p not found" each tick for a missing pool and still renews its Lease', async () => {

@@ -1,0 +1,205 @@
+/**
+ * UnaryChannel against a real HTTP/2 server on a unix socket that answers each call as the test says:
+ * the gRPC protocol's corners that the test runtime (a correct grpc-js server) never shows.
+ */
+import {isAbortError} from 'abort-controller-x'
+import {expect} from 'chai'
+import {ClientError, Status} from 'nice-grpc-common'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {createServer, type Http2Server, type ServerHttp2Stream} from 'node:http2'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {parseTarget, UnaryChannel} from '../../../src/iri/unary-channel.ts'
+
+const PATH = '/test.v1.Runtime/Probe'
+const ok = {timeoutMs: 2000, signal: new AbortController().signal}
+
+/** A gRPC frame: the uncompressed flag (or the given one), the length, the bytes. */
+function frame(message: Uint8Array, flag = 0): Buffer {
+  const out = Buffer.alloc(5 + message.length)
+  out[0] = flag
+  out.writeUInt32BE(message.length, 1)
+  out.set(message, 5)
+  return out
+}
+
+type Answer = (stream: ServerHttp2Stream, request: Buffer) => void
+
+describe('UnaryChannel: unary gRPC on node:http2 against a real server on a unix socket', () => {
+  let dir: string
+  let socket: string
+  let server: Http2Server
+  let answer: Answer
+  let sessions = 0
+  let received: {path: string; headers: Record<string, unknown>; body: Buffer}[] = []
+  let channel: UnaryChannel
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ironpool-unary-'))
+    socket = path.join(dir, 'runtime.sock')
+    sessions = 0
+    received = []
+    answer = (stream) => {
+      stream.respond({':status': 200, 'content-type': 'application/grpc'}, {waitForTrailers: true})
+      stream.on('wantTrailers', () => stream.sendTrailers({'grpc-status': '0'}))
+      stream.end(frame(Buffer.from([8, 1])))
+    }
+    server = createServer()
+    server.on('session', () => sessions++)
+    server.on('stream', (stream, headers) => {
+      const chunks: Buffer[] = []
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+      stream.on('end', () => {
+        const body = Buffer.concat(chunks)
+        received.push({path: String(headers[':path']), headers: {...headers}, body})
+        answer(stream, body)
+      })
+      stream.on('error', () => {})
+    })
+    await new Promise<void>((resolve) => server.listen(socket, resolve))
+    channel = new UnaryChannel(`unix://${socket}`)
+  })
+
+  afterEach(async () => {
+    channel.close()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await rm(dir, {recursive: true, force: true})
+  })
+
+  const failure = async (promise: Promise<unknown>): Promise<ClientError> => {
+    try {
+      await promise
+    } catch (error) {
+      expect(error).to.be.instanceOf(ClientError)
+      return error as ClientError
+    }
+    throw new Error('the call succeeded')
+  }
+
+  it('sends the request framed, with the gRPC headers and the deadline, and returns the answer’s message bytes undecoded', async () => {
+    const garbage = Buffer.from([0x0a, 0x05, 0x01]) // a field announcing 5 bytes and bringing one
+    answer = (stream) => {
+      stream.respond({':status': 200, 'content-type': 'application/grpc'}, {waitForTrailers: true})
+      stream.on('wantTrailers', () => stream.sendTrailers({'grpc-status': '0'}))
+      stream.end(frame(garbage))
+    }
+    const message = await channel.call(PATH, Buffer.from([1, 2, 3]), {timeoutMs: 1500, signal: new AbortController().signal})
+    expect(Buffer.from(message).equals(garbage)).to.be.true
+    expect(received).to.have.length(1)
+    expect(received[0]?.path).to.equal(PATH)
+    expect(received[0]?.headers).to.include({':method': 'POST', 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': '1500m'})
+    expect(received[0]?.body.equals(frame(Buffer.from([1, 2, 3])))).to.be.true
+  })
+
+  it('makes every call on one session while it lasts', async () => {
+    for (let i = 0; i < 5; i++) await channel.call(PATH, new Uint8Array(), ok)
+    expect(received).to.have.length(5)
+    expect(sessions).to.equal(1)
+  })
+
+  it('reads a trailers-only failure: its status and its percent-decoded message', async () => {
+    answer = (stream) => stream.respond({':status': 200, 'content-type': 'application/grpc', 'grpc-status': String(Status.RESOURCE_EXHAUSTED), 'grpc-message': 'pool%20is%20full%3A%20100%25'}, {endStream: true})
+    const error = await failure(channel.call(PATH, new Uint8Array(), ok))
+    expect(error.code).to.equal(Status.RESOURCE_EXHAUSTED)
+    expect(error.details).to.equal('pool is full: 100%')
+    expect(error.path).to.equal(PATH)
+  })
+
+  it('maps an HTTP status other than 200 (a proxy, not a gRPC server) as the protocol says: 404 is UNIMPLEMENTED, 503 UNAVAILABLE', async () => {
+    answer = (stream) => stream.respond({':status': 404}, {endStream: true})
+    expect((await failure(channel.call(PATH, new Uint8Array(), ok))).code).to.equal(Status.UNIMPLEMENTED)
+    answer = (stream) => stream.respond({':status': 503}, {endStream: true})
+    const error = await failure(channel.call(PATH, new Uint8Array(), ok))
+    expect(error.code).to.equal(Status.UNAVAILABLE)
+    expect(error.details).to.equal('HTTP status 503')
+  })
+
+  it('fails an OK without a message, a compressed message it did not ask for, and an answer with no grpc-status', async () => {
+    const respond = (body: Buffer | undefined, trailers: Record<string, string>) => (stream: ServerHttp2Stream) => {
+      stream.respond({':status': 200, 'content-type': 'application/grpc'}, {waitForTrailers: true})
+      stream.on('wantTrailers', () => stream.sendTrailers(trailers))
+      stream.end(body)
+    }
+    answer = respond(undefined, {'grpc-status': '0'})
+    expect((await failure(channel.call(PATH, new Uint8Array(), ok))).details).to.equal('the answer had no message')
+    answer = respond(frame(Buffer.from([1]), 1), {'grpc-status': '0'})
+    expect((await failure(channel.call(PATH, new Uint8Array(), ok))).code).to.equal(Status.INTERNAL)
+    answer = respond(frame(Buffer.from([1])).subarray(0, 5), {'grpc-status': '0'}) // announces 1 byte, brings none
+    expect((await failure(channel.call(PATH, new Uint8Array(), ok))).details).to.equal('the answer ended inside its message')
+    answer = respond(frame(Buffer.from([1])), {})
+    const error = await failure(channel.call(PATH, new Uint8Array(), ok))
+    expect(error.code).to.equal(Status.UNKNOWN)
+    expect(error.details).to.equal('the answer had no grpc-status')
+  })
+
+  it('refuses an answer above 4 MiB with RESOURCE_EXHAUSTED, and the next call works', async () => {
+    const big = answer
+    answer = (stream) => {
+      stream.respond({':status': 200, 'content-type': 'application/grpc'})
+      stream.end(frame(Buffer.alloc(4 * 1024 * 1024 + 1)))
+    }
+    expect((await failure(channel.call(PATH, new Uint8Array(), ok))).code).to.equal(Status.RESOURCE_EXHAUSTED)
+    answer = big
+    await channel.call(PATH, new Uint8Array(), ok)
+  })
+
+  it('ends a call that gets no answer at its deadline with DEADLINE_EXCEEDED, and cancels its stream on the server', async () => {
+    let cancelled: Promise<number> | undefined
+    answer = (stream) => {
+      cancelled = new Promise((resolve) => stream.on('close', () => resolve(stream.rstCode)))
+    }
+    const error = await failure(channel.call(PATH, new Uint8Array(), {timeoutMs: 200, signal: new AbortController().signal}))
+    expect(error.code).to.equal(Status.DEADLINE_EXCEEDED)
+    expect(await cancelled).to.equal(8) // NGHTTP2_CANCEL
+  })
+
+  it('ends a call at once when its signal aborts, with an AbortError, not a gRPC status', async () => {
+    let arrived: () => void = () => {}
+    const arrival = new Promise<void>((resolve) => (arrived = resolve))
+    answer = () => arrived()
+    const controller = new AbortController()
+    const call = channel.call(PATH, new Uint8Array(), {timeoutMs: 60_000, signal: controller.signal})
+    await arrival
+    controller.abort()
+    const error = await call.then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(isAbortError(error)).to.be.true
+  })
+
+  it('fails the calls of a session the server ends, UNAVAILABLE, and dials a new session for the next call', async () => {
+    answer = (stream) => stream.session?.destroy()
+    expect((await failure(channel.call(PATH, new Uint8Array(), ok))).code).to.equal(Status.UNAVAILABLE)
+    answer = (stream) => {
+      stream.respond({':status': 200, 'content-type': 'application/grpc', 'grpc-status': '0'})
+      stream.end(frame(new Uint8Array()))
+    }
+    await channel.call(PATH, new Uint8Array(), ok)
+    expect(sessions).to.equal(2)
+  })
+
+  it('fails without dialling once closed', async () => {
+    channel.close()
+    const error = await failure(channel.call(PATH, new Uint8Array(), ok))
+    expect(error.code).to.equal(Status.UNAVAILABLE)
+    expect(error.details).to.equal('the channel is closed')
+    expect(sessions).to.equal(0)
+  })
+})
+
+describe('UnaryChannel targets', () => {
+  it('reads unix sockets in the forms normaliseEndpoint leaves, and host:port', () => {
+    expect(parseTarget('unix:///run/iri.sock')).to.deep.equal({path: '/run/iri.sock'})
+    expect(parseTarget('unix:./iri.sock')).to.deep.equal({path: './iri.sock'})
+    expect(parseTarget('unix:/run/iri.sock')).to.deep.equal({path: '/run/iri.sock'})
+    expect(parseTarget('localhost:9000')).to.deep.equal({host: 'localhost', port: 9000})
+    expect(parseTarget('dns:///runtime.local:9000')).to.deep.equal({host: 'runtime.local', port: 9000})
+    expect(parseTarget('[::1]:9000')).to.deep.equal({host: '::1', port: 9000})
+  })
+
+  it('refuses any other target, naming it and the form it wants', () => {
+    expect(() => parseTarget('xds:///runtime')).to.throw('IRI runtime endpoint xds:///runtime: want unix:///path/to.sock (or host:port)')
+    expect(() => parseTarget('localhost')).to.throw(/want unix:/)
+  })
+})
