@@ -107,7 +107,13 @@ export class UnaryChannel {
       }
       const onAbort = () => finish(aborted())
       const onSessionError = (error: Error) => finish(new ClientError(path, Status.UNAVAILABLE, error.message))
-      const timer = setTimeout(() => finish(new ClientError(path, Status.DEADLINE_EXCEEDED, `no answer within ${timeoutMs} ms`)), timeoutMs)
+      const timer = setTimeout(() => {
+        finish(new ClientError(path, Status.DEADLINE_EXCEEDED, `no answer within ${timeoutMs} ms`))
+        // No answer may mean no peer (a runtime frozen, or replaced on the same socket path while
+        // this session still points at the old one): the next call dials afresh, the kubelet's
+        // answer to a heartbeat that got none.
+        this.drop(session)
+      }, timeoutMs)
       signal.addEventListener('abort', onAbort, {once: true})
       // A dial that fails (no socket, refused) fails the session, not the stream.
       session.once('error', onSessionError)
@@ -185,6 +191,16 @@ export class UnaryChannel {
     session.unref()
     this.session = session
     return session
+  }
+
+  /**
+   * Retires session if it is the current one, so that the next call dials a new one. Closed, not
+   * destroyed: the cancelled stream's RST_STREAM still goes out, so a live runtime learns the call ended.
+   */
+  private drop(session: ClientHttp2Session): void {
+    if (this.session !== session) return
+    this.session = undefined
+    session.close()
   }
 
   /** Ends the session; later calls fail UNAVAILABLE without dialling. */

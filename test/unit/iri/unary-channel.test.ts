@@ -10,6 +10,7 @@ import {createServer, type Http2Server, type ServerHttp2Stream} from 'node:http2
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {parseTarget, UnaryChannel} from '../../../src/iri/unary-channel.ts'
+import {waitFor} from '../../support/wait.ts'
 
 const PATH = '/test.v1.Runtime/Probe'
 const ok = {timeoutMs: 2000, signal: new AbortController().signal}
@@ -31,6 +32,7 @@ describe('UnaryChannel: unary gRPC on node:http2 against a real server on a unix
   let server: Http2Server
   let answer: Answer
   let sessions = 0
+  let closedSessions = 0
   let received: {path: string; headers: Record<string, unknown>; body: Buffer}[] = []
   let channel: UnaryChannel
 
@@ -38,6 +40,7 @@ describe('UnaryChannel: unary gRPC on node:http2 against a real server on a unix
     dir = await mkdtemp(path.join(tmpdir(), 'ironpool-unary-'))
     socket = path.join(dir, 'runtime.sock')
     sessions = 0
+    closedSessions = 0
     received = []
     answer = (stream) => {
       stream.respond({':status': 200, 'content-type': 'application/grpc'}, {waitForTrailers: true})
@@ -45,7 +48,10 @@ describe('UnaryChannel: unary gRPC on node:http2 against a real server on a unix
       stream.end(frame(Buffer.from([8, 1])))
     }
     server = createServer()
-    server.on('session', () => sessions++)
+    server.on('session', (session) => {
+      sessions++
+      session.on('close', () => closedSessions++)
+    })
     server.on('stream', (stream, headers) => {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -151,6 +157,18 @@ describe('UnaryChannel: unary gRPC on node:http2 against a real server on a unix
     const error = await failure(channel.call(PATH, new Uint8Array(), {timeoutMs: 200, signal: new AbortController().signal}))
     expect(error.code).to.equal(Status.DEADLINE_EXCEEDED)
     expect(await cancelled).to.equal(8) // NGHTTP2_CANCEL
+  })
+
+  it('dials a new session for the call after one that got no answer (a peer frozen or replaced on the same socket)', async () => {
+    const silent = answer
+    answer = () => {}
+    expect((await failure(channel.call(PATH, new Uint8Array(), {timeoutMs: 200, signal: new AbortController().signal}))).code).to.equal(Status.DEADLINE_EXCEEDED)
+    answer = silent
+    await channel.call(PATH, new Uint8Array(), ok)
+    expect(sessions).to.equal(2)
+    // The retired session is gone, not left open beside the new one: a runtime frozen for hours
+    // must not collect one connection per heartbeat.
+    await waitFor('the retired session closed', () => closedSessions === 1, {timeoutMs: 5000})
   })
 
   it('ends a call at once when its signal aborts, with an AbortError, not a gRPC status', async () => {
