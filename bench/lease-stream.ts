@@ -95,6 +95,7 @@ try {
     ['bare JSON.parse of the same lines, µs per event (this process)', fmt(parseMicros, 2)],
     ['ratio: controller per event / JSON.parse', fmt(microsPerEvent / parseMicros, 1)],
     ['controller RSS at end, MiB', fmt(to.rssBytes / MiB, 1)],
+    ['  of which its own (RssAnon), MiB', to.anonBytes === undefined ? '-' : fmt(to.anonBytes / MiB, 1)],
     ['controller peak RSS, MiB', fmt(to.hwmBytes / MiB, 1)],
   ])
 } catch (error) {

@@ -40,10 +40,10 @@ const LABELS: Record<keyof Procs, string> = {
 
 export function report(result: E2eResult): void {
   process.stdout.write(`\nRun: ${result.run}\n`)
-  const procRows = [['process', ...result.phases.map((p) => `CPU % of a core, ${p.name}`), 'RSS MiB at end', 'peak RSS MiB']]
+  const procRows = [['process', ...result.phases.map((p) => `CPU % of a core, ${p.name}`), 'RSS MiB at end', 'of which own (RssAnon)', 'peak RSS MiB']]
   for (const key of Object.keys(LABELS) as (keyof Procs)[]) {
     const last = result.phases.at(-1)!.to[key]
-    procRows.push([LABELS[key], ...result.phases.map((p) => fmt(cpuShare(p.from[key], p.to[key]), 1)), fmt(last.rssBytes / MiB, 1), key === 'bench' ? '-' : fmt(last.hwmBytes / MiB, 1)])
+    procRows.push([LABELS[key], ...result.phases.map((p) => fmt(cpuShare(p.from[key], p.to[key]), 1)), fmt(last.rssBytes / MiB, 1), last.anonBytes === undefined ? '-' : fmt(last.anonBytes / MiB, 1), key === 'bench' ? '-' : fmt(last.hwmBytes / MiB, 1)])
   }
   printTable('Processes (CPU from /proc/<pid>/stat utime+stime over the phase; RSS from /proc/<pid>/status)', procRows)
 

@@ -14,6 +14,13 @@ export interface ProcSample {
   rssBytes: number
   /** Peak resident set so far. */
   hwmBytes: number
+  /**
+   * Of rssBytes, the process's own pages (heap, stacks, malloc) and the file-backed ones (the node
+   * binary's text and data, shared with every process that runs the same binary). Undefined where
+   * the kernel does not say (before Linux 4.5).
+   */
+  anonBytes?: number
+  fileBytes?: number
 }
 
 export function sampleProc(pid: number): ProcSample {
@@ -24,7 +31,8 @@ export function sampleProc(pid: number): ProcSample {
   const ticks = Number(fields[11]) + Number(fields[12])
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024
-  return {at: performance.now(), cpuMs: (ticks * 1000) / USER_HZ, rssBytes: kb('VmRSS'), hwmBytes: kb('VmHWM')}
+  const optional = (key: string) => (Number.isNaN(kb(key)) ? undefined : kb(key))
+  return {at: performance.now(), cpuMs: (ticks * 1000) / USER_HZ, rssBytes: kb('VmRSS'), hwmBytes: kb('VmHWM'), anonBytes: optional('RssAnon'), fileBytes: optional('RssFile')}
 }
 
 /** CPU used between two samples as a share of one core, in percent. */
