@@ -16,7 +16,7 @@ import type {ControlPlane} from '../src/controlplane/control-plane.ts'
 import {POOL_KIND_NAMES, POOL_KINDS} from '../src/core/pool-kinds.ts'
 import {ironpoolCommand} from '../src/cli/ironpool-process.ts'
 import {ensureBuilt} from '../test/support/cli.ts'
-import {nodeFlagsArg, parseArgs, positiveInt} from './support/args.ts'
+import {nodeFlagsArg, nodeFlagsSpec, parseArgs, positiveInt} from './support/args.ts'
 import {progress, startBenchPlane} from './support/plane.ts'
 import {seedPools} from './support/seed.ts'
 import {percentile} from './support/stats.ts'
@@ -25,7 +25,7 @@ import {fmt, printTable} from './support/table.ts'
 const flags = parseArgs({
   runs: {default: '7', help: 'measured runs per command (after one warm-up run)'},
   pools: {default: '6', help: 'pools, spread round-robin over the three kinds'},
-  'node-flags': {default: '', help: "ironpool's Node flags in place of bin/run.js's, space-separated; 'none' for none"},
+  'node-flags': nodeFlagsSpec("ironpool's"),
 })
 const nodeFlags = nodeFlagsArg(flags['node-flags'])
 const runs = positiveInt('runs', flags.runs)

@@ -10,7 +10,7 @@ import {availableParallelism, loadavg} from 'node:os'
 import type {ControlPlane} from '../src/controlplane/control-plane.ts'
 import {formatDuration} from '../src/core/durations.ts'
 import {POOL_KINDS} from '../src/core/pool-kinds.ts'
-import {durationMs, nodeFlagsArg, parseArgs, positiveInt} from './support/args.ts'
+import {durationMs, nodeFlagsArg, nodeFlagsSpec, parseArgs, positiveInt} from './support/args.ts'
 import {ControllerProcess} from './support/controller-process.ts'
 import {LeaseLoad} from './support/lease-load.ts'
 import {delay, pollUntil} from './support/limit.ts'
@@ -30,7 +30,7 @@ const flags = parseArgs({
   steady: {default: '60s', help: 'the steady window (nothing stopped) over which CPU and pool writes are measured'},
   'stop-percent': {default: '5', help: 'share of pools whose Leases stop being renewed'},
   concurrency: {default: '16', help: 'renewals in flight at most'},
-  'node-flags': {default: '', help: "the controller's Node flags in place of bin/run.js's, space-separated; 'none' for none"},
+  'node-flags': nodeFlagsSpec("the controller's"),
 })
 const nodeFlags = nodeFlagsArg(flags['node-flags'])
 const kind = POOL_KINDS.machine

@@ -11,7 +11,7 @@ import {availableParallelism, loadavg, tmpdir} from 'node:os'
 import path from 'node:path'
 import {POOL_KINDS} from '../src/core/pool-kinds.ts'
 import {ensureBuilt} from '../test/support/cli.ts'
-import {nodeFlagsArg, parseArgs, positiveInt} from './support/args.ts'
+import {nodeFlagsArg, nodeFlagsSpec, parseArgs, positiveInt} from './support/args.ts'
 import {ControllerProcess} from './support/controller-process.ts'
 import {FakeLeaseApi} from './support/fake-lease-api.ts'
 import {pollUntil} from './support/limit.ts'
@@ -25,7 +25,7 @@ const flags = parseArgs({
   events: {default: '400000', help: 'Lease events in the measured stream'},
   rate: {default: '40000', help: 'events per second offered (the controller may take fewer: then the stream waits for it)'},
   warmup: {default: '100000', help: 'events sent before measuring (JIT, caches at size)'},
-  'node-flags': {default: '', help: "the controller's Node flags in place of bin/run.js's, space-separated; 'none' for none"},
+  'node-flags': nodeFlagsSpec("the controller's"),
 })
 const nodeFlags = nodeFlagsArg(flags['node-flags'])
 const kind = POOL_KINDS.machine

@@ -16,7 +16,7 @@ import {formatDuration} from '../src/core/durations.ts'
 import {POOL_KINDS} from '../src/core/pool-kinds.ts'
 import {startTestRuntime, type TestRuntime} from '../src/iri/test-runtime.ts'
 import {CliProcess, ensureBuilt} from '../test/support/cli.ts'
-import {durationMs, nodeFlagsArg, parseArgs, positiveInt} from './support/args.ts'
+import {durationMs, nodeFlagsArg, nodeFlagsSpec, parseArgs, positiveInt} from './support/args.ts'
 import {auditOneUser, firstRequest, requestsBetween} from './support/audit.ts'
 import {delay, pollUntil} from './support/limit.ts'
 import {progress, startBenchPlane} from './support/plane.ts'
@@ -28,7 +28,7 @@ const flags = parseArgs({
   interval: {default: '500ms', help: '--heartbeat-interval'},
   ticks: {default: '20', help: 'ticks measured'},
   'warmup-ticks': {default: '5', help: 'ticks before measuring (Lease created, Ready written, watch synced)'},
-  'node-flags': {default: '', help: "the poollet's Node flags in place of bin/run.js's, space-separated, e.g. --max-semi-space-size=16; 'none' for none"},
+  'node-flags': nodeFlagsSpec("the poollet's"),
 })
 const kind = POOL_KINDS.machine
 const pool = 'bench-pool'

@@ -2,6 +2,7 @@
  * The few `--name=value` flags a bench script takes. Bench scripts are run by hand, so a wrong flag
  * stops them at once with the list of known ones rather than silently running the defaults.
  */
+import {nodeFlagWords} from '../../src/cli/ironpool-process.ts'
 import {parseDuration} from '../../src/core/durations.ts'
 
 export type FlagSpec = Record<string, {default: string; help: string}>
@@ -31,15 +32,14 @@ export function positiveInt(flag: string, value: string): number {
   return n
 }
 
-/**
- * --node-flags: undefined (bin/run.js's own) when empty, no flags for 'none', else the space-separated
- * flags, each a --flag, in place of bin/run.js's.
- */
+/** The --node-flags flag of a bench that starts ironpool: whose flags it replaces. */
+export function nodeFlagsSpec(whose: string): {default: string; help: string} {
+  return {default: '', help: `${whose} Node flags in place of bin/run.js's, space-separated, e.g. --max-semi-space-size=16; 'none' for none`}
+}
+
+/** --node-flags: undefined (bin/run.js's own) when empty, no flags for 'none', else the flags given. */
 export function nodeFlagsArg(value: string): string[] | undefined {
   if (value === '') return undefined
   if (value === 'none') return []
-  const flags = value.split(/\s+/).filter((flag) => flag !== '')
-  const odd = flags.find((flag) => !flag.startsWith('--'))
-  if (odd !== undefined) throw new Error(`--node-flags=${value}: ${odd} is not a --flag`)
-  return flags
+  return nodeFlagWords(value, `--node-flags=${value}`)
 }

@@ -20,9 +20,14 @@ const SHEBANG = /^#!\/usr\/bin\/env(?: -S)? node((?: +\S+)*) *$/
 export function shebangNodeFlags(line: string): string[] {
   const match = SHEBANG.exec(line)
   if (match === null) throw new Error(`not a "#!/usr/bin/env -S node [--flag ...]" line: ${JSON.stringify(line)}`)
-  const flags = (match[1] ?? '').trim().split(/ +/).filter((flag) => flag !== '')
+  return nodeFlagWords(match[1] ?? '', JSON.stringify(line))
+}
+
+/** Space-separated words as Node flags; throws naming the first that is not a --flag, and where it was. */
+export function nodeFlagWords(text: string, where: string): string[] {
+  const flags = text.trim().split(/\s+/).filter((flag) => flag !== '')
   const odd = flags.find((flag) => !flag.startsWith('--'))
-  if (odd !== undefined) throw new Error(`${JSON.stringify(odd)} in ${JSON.stringify(line)} is not a --flag`)
+  if (odd !== undefined) throw new Error(`${JSON.stringify(odd)} in ${where} is not a --flag`)
   return flags
 }
 
