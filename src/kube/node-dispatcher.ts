@@ -114,6 +114,13 @@ export class NodeDispatcher implements RequestDispatcher {
       // Also after the answer came (a reset mid-body): the body reports that to its reader.
       request.on('error', (error) => {
         done()
+        // A kept-alive connection the server (or a proxy) closed as it was handed out fails before any
+        // answer: the keep-alive race. A read is sent again on another connection, as Go's
+        // transport and Node's documentation (request.reusedSocket) do; writes are never sent again.
+        if (response === undefined && request.reusedSocket && !signal.aborted && !this.closed && (options.method === 'GET' || options.method === 'HEAD') && isConnectionLost(error)) {
+          this.request(options).then(resolve, reject)
+          return
+        }
         reject(error)
       })
       request.once('response', (answer: IncomingMessage) => {
@@ -140,6 +147,12 @@ export class NodeDispatcher implements RequestDispatcher {
     this.agent.destroy()
     await Promise.resolve()
   }
+}
+
+/** A connection that ended under a request: reset, or closed before the answer began. */
+function isConnectionLost(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === 'ECONNRESET' || code === 'EPIPE'
 }
 
 /** The whole body of an answer, as text. */

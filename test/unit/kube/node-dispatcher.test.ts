@@ -68,6 +68,27 @@ describe('NodeDispatcher (real sockets on loopback)', () => {
     expect(warnings, 'MaxListenersExceededWarning and the like').to.deep.equal([])
   })
 
+  it('sends a read again, once, on a fresh connection when the kept-alive one was closed under it; not a write', async () => {
+    // The keep-alive race, made certain: the server drops the connection at the second request on it.
+    const seen = new Map<Socket, number>()
+    handler = (request, response) => {
+      const n = (seen.get(request.socket) ?? 0) + 1
+      seen.set(request.socket, n)
+      if (n === 2) return request.socket.destroy()
+      response.end(`{"method":"${request.method}"}`)
+    }
+    await readText((await get()).body)
+    expect(await readText((await get()).body)).to.equal('{"method":"GET"}')
+    expect(sockets.size, 'the retry dialled a second connection').to.equal(2)
+    await readText((await get()).body) // the second connection's second request: dropped, retried on a third
+    expect(sockets.size).to.equal(3)
+    const write = await get({method: 'PUT', body: '{}'}).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect((write as NodeJS.ErrnoException | undefined)?.code, 'a write on a dropped connection is not sent again').to.equal('ECONNRESET')
+  })
+
   it('sends the body with its length', async () => {
     let received = ''
     handler = (request, response) => {
