@@ -1,5 +1,6 @@
 import {Command, Flags} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
+import {baselineTiersFlags} from '../cli/baseline-tiers.ts'
 import {failUsage, loggingFlags, bindAddressFlag, withEnv} from '../cli/flags.ts'
 import {
   defaultHolderIdentity,
@@ -92,6 +93,8 @@ export default class Poollet extends Command {
     const plain = identity.source.type === 'secret' || identity.bootstrapKubeconfig !== undefined || identity.rotateCertificates ? undefined : kubeConfigOrUsageError(this, flags.kubeconfig)
     if (plain !== undefined) limitRequestRate(plain, identity, systemClock)
     const logger = createLogger({level: flags['log-level'], format: flags['log-format']}).child({kind: options.kind.name, pool: options.poolName})
+    // Set by src/main.ts before oclif loaded (baseline-tiers.ts says why); said here, where there is a logger.
+    logger.debug({v8Flags: baselineTiersFlags()}, "V8's optimizing compilers off: the poollet runs on the baseline tiers")
     await runUntilSignalled(this, logger, async (signal) => {
       const runtimeEndpoint = await discoverRuntimeEndpoint({
         kind: options.kind,

@@ -3,6 +3,7 @@ import {expect} from 'chai'
 import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
+import {BASELINE_TIERS_V8_FLAGS} from '../../../src/cli/baseline-tiers.ts'
 import {IRONPOOL_BIN, ironpoolNodeFlags} from '../../../src/cli/ironpool-process.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {CliProcess, runCli} from '../../support/cli.ts'
@@ -92,6 +93,19 @@ describe('ironpool poollet: what it cannot reach', function () {
     } finally {
       direct.kill('SIGTERM')
       await started.stop()
+    }
+  })
+
+  it("turns V8's optimizing compilers off once started, and says which flags at debug level (the heartbeat loop runs on the baseline tiers)", async () => {
+    const plane = await poolletControlPlane()
+    const identity = await plane.userIdentity(`${POOL_KINDS.volume.poolletUserPrefix}tiers`, [POOL_KINDS.volume.poolletGroup])
+    // Waiting for a runtime socket that never comes: the line comes before that wait.
+    const poollet = new CliProcess(['poollet', '--pool-name=tiers', '--kind=volume', '--runtime-socket-discovery-timeout=30s', `--kubeconfig=${identity.kubeconfig}`, '--log-format=json', '--log-level=debug'])
+    try {
+      const line = await waitFor('the debug line', () => poollet.logs().find((l) => String(l.msg).startsWith("V8's optimizing compilers off")))
+      expect(line.v8Flags).to.deep.equal([...BASELINE_TIERS_V8_FLAGS])
+    } finally {
+      await poollet.stop()
     }
   })
 
