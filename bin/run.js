@@ -9,6 +9,14 @@
 // kept a malloc arena of its own: the controller at 1,000 pools went from 102.8 to 98.6 MiB, for
 // 0.3–1.5 µs more CPU per Lease event at 40k events/s (21.8–22.6 against 21.0–21.6).
 import {enableCompileCache} from 'node:module'
+import process from 'node:process'
+
+// The poollet runs without V8's optimizing compilers, from its start: before the compile cache and
+// the bundle (src/cli/baseline-tiers.ts, a bundle entry of its own).
+/** @type {() => Promise<{settleV8Tiers: (args: string[]) => void}>} */
+const loadTiers = () => import('../dist/ironpool/baseline-tiers.js')
+const tiers = await loadTiers()
+tiers.settleV8Tiers(process.argv.slice(2))
 
 // V8's compiled code of the bundle is kept on disk (Node's compile cache, in the OS's temporary
 // directory unless NODE_COMPILE_CACHE says where), so a command after the first one on a machine

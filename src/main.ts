@@ -1,17 +1,14 @@
 /**
  * The bundle's entry for bin/run.js (scripts/build.ts): oclif's execute, which reads package.json and
- * loads the explicit command list, src/commands/index.ts. oclif is imported only once the process's
- * V8 tiers are settled, so that a poollet's start-up already runs as its heartbeat loop will
- * (baseline-tiers.ts says why).
+ * loads the explicit command list, src/commands/index.ts.
  */
-import {keepToBaselineTiers, runsPoollet} from './cli/baseline-tiers.ts'
+import {settings} from '@oclif/core'
 import {mapStackTraces} from './cli/stack-source-maps.ts'
+
+// The CLI runs its bundle, never TypeScript: oclif must not look for tsconfig.json, tsx or ts-node.
+settings.enableAutoTranspile = false
 
 // Stack traces name src/ files (stack-source-maps.ts: mapped when printed, not when each file loads).
 mapStackTraces()
 
-export async function execute(options: {dir: string}): Promise<unknown> {
-  if (runsPoollet(process.argv.slice(2))) keepToBaselineTiers()
-  const {execute: runOclif} = await import('./cli/oclif-entry.ts')
-  return runOclif(options)
-}
+export {execute} from '@oclif/core'

@@ -16,10 +16,13 @@
  * (stack-source-maps.ts): Node's own support measured every line of the bundle at load, 140 ms of an
  * interpreted start-up.
  *
- * The flags are set at run time, before the bundle's code beyond main.js loads, rather than in
- * bin/run.js's shebang, because they are the poollet's alone: the controller's Lease stream is hot
- * code that needs the optimizers, and the CLI's start-up is faster with them. Node leaves V8's flags
- * writable, and these two only decide whether V8 starts an optimizing compilation.
+ * The flags are set at run time, by bin/run.js before anything else (this module is a bundle entry of
+ * its own, dist/ironpool/baseline-tiers.js), rather than in its shebang, because they are the
+ * poollet's alone: the controller's Lease stream is hot code that needs the optimizers, and the CLI
+ * starts faster with them. Before anything else includes Node's compile cache: set after it (from
+ * the bundle's main.js), the poollet's first 13 s were 77.5–78.9 MiB against 76.0–76.4, all of it the
+ * node binary's pages (48.9 against 46.8 MiB). Node leaves V8's flags writable, and these two only
+ * decide whether V8 starts an optimizing compilation.
  */
 import {setFlagsFromString} from 'node:v8'
 
@@ -43,4 +46,9 @@ export function baselineTiersFlags(): readonly string[] {
 /** Whether `ironpool <args>` runs the poollet, whose process keeps to the baseline tiers. */
 export function runsPoollet(args: readonly string[]): boolean {
   return args[0] === 'poollet'
+}
+
+/** The V8 tiers of a process that runs `ironpool <args>`: the poollet's kept to the baseline ones. */
+export function settleV8Tiers(args: readonly string[]): void {
+  if (runsPoollet(args)) keepToBaselineTiers()
 }

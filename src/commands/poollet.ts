@@ -93,8 +93,9 @@ export default class Poollet extends Command {
     const plain = identity.source.type === 'secret' || identity.bootstrapKubeconfig !== undefined || identity.rotateCertificates ? undefined : kubeConfigOrUsageError(this, flags.kubeconfig)
     if (plain !== undefined) limitRequestRate(plain, identity, systemClock)
     const logger = createLogger({level: flags['log-level'], format: flags['log-format']}).child({kind: options.kind.name, pool: options.poolName})
-    // Set by src/main.ts before oclif loaded (baseline-tiers.ts says why); said here, where there is a logger.
-    logger.debug({v8Flags: baselineTiersFlags()}, "V8's optimizing compilers off: the poollet runs on the baseline tiers")
+    // Set by bin/run.js before anything else loaded (baseline-tiers.ts says why); said here, where there is a logger.
+    const v8Flags = baselineTiersFlags()
+    logger.debug({v8Flags}, v8Flags.length > 0 ? "V8's optimizing compilers off: the poollet runs on the baseline tiers" : "V8's optimizing compilers on")
     await runUntilSignalled(this, logger, async (signal) => {
       const runtimeEndpoint = await discoverRuntimeEndpoint({
         kind: options.kind,
