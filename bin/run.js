@@ -10,13 +10,16 @@
 // 0.3–1.5 µs more CPU per Lease event at 40k events/s (21.8–22.6 against 21.0–21.6).
 import {enableCompileCache} from 'node:module'
 import process from 'node:process'
+import {setFlagsFromString} from 'node:v8'
 
-// The poollet runs without V8's optimizing compilers, from its start: before the compile cache and
-// the bundle (src/cli/baseline-tiers.ts, a bundle entry of its own).
-/** @type {() => Promise<{settleV8Tiers: (args: string[]) => void}>} */
-const loadTiers = () => import('../dist/ironpool/baseline-tiers.js')
-const tiers = await loadTiers()
-tiers.settleV8Tiers(process.argv.slice(2))
+// `ironpool poollet` runs without V8's optimizing compilers (Maglev, TurboFan), on the interpreter and
+// the baseline compiler: its steady work is one small tick every few seconds, which never pays for
+// what the optimizers keep, and their code in the node binary is then never paged in. Its first 13 s
+// took 76.0–76.5 MiB against 84–86, and 84 against 103–104 after 1,700 heartbeats, for 0.7–1.6 ms
+// more CPU per warm tick (bench/README.md, issue 12). The poollet's alone: the controller's Lease
+// stream is hot code. Set at run time (Node leaves V8's flags writable) and first of all: set later,
+// from a module of the bundle, start-up had already paged in 2 MiB more of the optimizers.
+if (process.argv[2] === 'poollet') setFlagsFromString('--no-maglev --no-opt')
 
 // V8's compiled code of the bundle is kept on disk (Node's compile cache, in the OS's temporary
 // directory unless NODE_COMPILE_CACHE says where), so a command after the first one on a machine

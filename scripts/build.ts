@@ -5,7 +5,6 @@
  * and 1.6 s); bundled, the same code is a few files read and compiled once (bench/README.md, issue 12).
  *
  * Entry points, each a file in dist/ironpool/ (code splitting shares the modules between them):
- * - baseline-tiers.js: the V8 tiers of the process, settled by bin/run.js before anything else loads;
  * - main.js: oclif's execute(), for bin/run.js;
  * - commands.js: the explicit command list (package.json `oclif.commands`); each command imports its
  *   heavy modules when it runs, which esbuild puts in chunks of their own, read only by that command;
@@ -117,7 +116,7 @@ export async function build(options: {metafile?: boolean; analyze?: boolean} = {
   await rm(path.join(ROOT, 'dist'), {recursive: true, force: true})
   const result = await esbuild.build({
     absWorkingDir: ROOT,
-    entryPoints: {'baseline-tiers': 'src/cli/baseline-tiers.ts', main: 'src/main.ts', commands: 'src/commands/index.ts', reaper: 'src/controlplane/reaper.ts'},
+    entryPoints: {main: 'src/main.ts', commands: 'src/commands/index.ts', reaper: 'src/controlplane/reaper.ts'},
     outdir: OUT_DIR,
     bundle: true,
     splitting: true,

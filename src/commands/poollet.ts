@@ -1,6 +1,5 @@
 import {Command, Flags} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
-import {baselineTiersFlags} from '../cli/baseline-tiers.ts'
 import {failUsage, loggingFlags, bindAddressFlag, withEnv} from '../cli/flags.ts'
 import {
   defaultHolderIdentity,
@@ -93,9 +92,6 @@ export default class Poollet extends Command {
     const plain = identity.source.type === 'secret' || identity.bootstrapKubeconfig !== undefined || identity.rotateCertificates ? undefined : kubeConfigOrUsageError(this, flags.kubeconfig)
     if (plain !== undefined) limitRequestRate(plain, identity, systemClock)
     const logger = createLogger({level: flags['log-level'], format: flags['log-format']}).child({kind: options.kind.name, pool: options.poolName})
-    // Set by bin/run.js before anything else loaded (baseline-tiers.ts says why); said here, where there is a logger.
-    const v8Flags = baselineTiersFlags()
-    logger.debug({v8Flags}, v8Flags.length > 0 ? "V8's optimizing compilers off: the poollet runs on the baseline tiers" : "V8's optimizing compilers on")
     await runUntilSignalled(this, logger, async (signal) => {
       const runtimeEndpoint = await discoverRuntimeEndpoint({
         kind: options.kind,
