@@ -15,7 +15,7 @@ import {setFlagsFromString} from 'node:v8'
 // `ironpool poollet` runs without V8's optimizing compilers (Maglev, TurboFan), on the interpreter and
 // the baseline compiler: its steady work is one small tick every few seconds, which never pays for
 // what the optimizers keep, and their code in the node binary is then never paged in. Its first 13 s
-// took 76.0–76.5 MiB against 84–86, and 84 against 103–104 after 1,700 heartbeats, for 0.7–1.6 ms
+// took 76.2–76.5 MiB against 84–86, and 83–84 against 103–104 after 1,700 heartbeats, for 0.75–1.2 ms
 // more CPU per warm tick (bench/README.md, issue 12). The poollet's alone: the controller's Lease
 // stream is hot code. Set at run time (Node leaves V8's flags writable) and first of all: set later,
 // from a module of the bundle, start-up had already paged in 2 MiB more of the optimizers.

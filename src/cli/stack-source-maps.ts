@@ -5,7 +5,7 @@
  * that has one and measures every line of that file, character by character. The bundle's chunks
  * that hold ironpool's code also hold the dependencies bundled with it (megabytes of text), so a
  * process paid for that before its first command ran: 16 ms of a poollet's start-up with V8's
- * optimizing compilers, 140 ms without them (a CPU profile of the first 700 ms; baseline-tiers.ts
+ * optimizing compilers, 140 ms without them (a CPU profile of the first 700 ms; bin/run.js
  * says why the poollet runs without). Here nothing is read until a stack is formatted, and then only
  * the maps of the files in its frames, once each.
  *
