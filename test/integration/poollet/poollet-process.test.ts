@@ -116,7 +116,7 @@ describe('ironpool poollet: what it cannot reach', function () {
     const nodeFlags = [...ironpoolNodeFlags(), '--allow-natives-syntax', '--no-concurrent-recompilation', `--import=${pathToFileURL(probe).href}`]
     /** V8's %GetOptimizationStatus bit for "has optimized code" (Maglev or TurboFan). */
     const OPTIMIZED = 1 << 4
-    const status = async (process: CliProcess) => Number((await waitFor('the probe', () => process.stderr.find((line) => line.startsWith('tiers-probe '))))?.split(' ')[1])
+    const status = async (cli: CliProcess) => Number((await waitFor('the probe', () => cli.stderr.find((line) => line.startsWith('tiers-probe ')))).split(' ')[1])
     // Waiting for a runtime socket that never comes keeps the poollet alive.
     const poollet = new CliProcess(['poollet', '--pool-name=tiers', '--kind=volume', '--runtime-socket-discovery-timeout=30s', `--kubeconfig=${identity.kubeconfig}`, '--log-format=json'], {}, nodeFlags)
     const other = new CliProcess(['version'], {}, nodeFlags)
