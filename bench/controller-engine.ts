@@ -8,7 +8,7 @@
  * the cost of the path every healthy pool takes on every renewal (tracker update + one heap move).
  */
 import {systemClock} from '../src/core/clock.ts'
-import {PoolLifecycle} from '../src/core/pool-lifecycle.ts'
+import {PoolLifecycle} from '../src/core/lifecycle/pool-lifecycle.ts'
 import {POOL_KINDS, READY_CONDITION} from '../src/core/pool-kinds.ts'
 import type {Lease, Pool} from '../src/core/types.ts'
 import {parseArgs, positiveInt} from './support/args.ts'

@@ -31,7 +31,7 @@ export const OUT_DIR = path.join(ROOT, 'dist', 'ironpool')
  * re-exports every API class and model: reached through it, all of that is in every process that
  * loads a kubeconfig. Here that one import is answered by a module exporting just those two names
  * from their own files, so the generated layer loads only where src/ itself imports from it (and
- * src/kube/client-node.ts imports nothing of it). If a client-node upgrade makes config.js take more
+ * src/kube/http/client-node.ts imports nothing of it). If a client-node upgrade makes config.js take more
  * names, the build fails naming the missing export. Figures: bench/README.md, issue 12.
  */
 const narrowClientNodeConfig: esbuild.Plugin = {
@@ -61,7 +61,7 @@ async function loadEsbuild(): Promise<typeof esbuild> {
 /**
  * client-node imports undici at the top of its modules: Agent and ProxyAgent for the dispatchers
  * config.js builds, fetch for its HTTP library. ironpool builds its own dispatchers
- * (src/kube/node-dispatcher.ts), keeps client-node's only for a proxied cluster, and sends nothing
+ * (src/kube/http/node-dispatcher.ts), keeps client-node's only for a proxied cluster, and sends nothing
  * through client-node's fetch. Its imports are answered by stand-ins that load undici on first use,
  * so a process that never talks through a proxy never runs its megabyte of code nor compiles its
  * WebAssembly parser (bench/README.md).

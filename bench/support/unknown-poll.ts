@@ -2,7 +2,7 @@
 import type {KubeConfig} from '@kubernetes/client-node'
 import type {PoolKind} from '../../src/core/pool-kinds.ts'
 import type {Pool} from '../../src/core/types.ts'
-import {apiRequest} from '../../src/kube/api-request.ts'
+import {apiRequest} from '../../src/kube/http/api-request.ts'
 
 /**
  * Every pool seen Ready=Unknown, by polling the API with bounded lists: nothing here sets a pool back

@@ -4,7 +4,7 @@
  */
 import type {KubeConfig} from '@kubernetes/client-node'
 import type {EventSink, Logger} from '../core/index.ts'
-import {CsrApprover} from '../kube/csr-approver.ts'
+import {CsrApprover} from '../kube/identity/csr-approver.ts'
 import type {Runnable} from '../runtime/runnable.ts'
 
 export function csrApprovalRunnables(kubeConfig: KubeConfig, events: EventSink, logger: Logger): Runnable[] {

@@ -21,10 +21,10 @@ import {
   type Pool,
   type StatusWritePlan,
 } from '../core/index.ts'
-import type {EventRecorder} from '../kube/event-recorder.ts'
-import {createLeaseStore, toLease} from '../kube/lease-store.ts'
-import {createPoolStatusStore} from '../kube/pool-status-store.ts'
-import {createLeaseCache, createPoolCache, leaseKey} from '../kube/resource-caches.ts'
+import type {EventRecorder} from '../kube/stores/event-recorder.ts'
+import {createLeaseStore, toLease} from '../kube/stores/lease-store.ts'
+import {createPoolStatusStore} from '../kube/stores/pool-status-store.ts'
+import {createLeaseCache, createPoolCache, leaseKey} from '../kube/watch/resource-caches.ts'
 import {NO_READY_STATUS, type ControllerMetrics} from '../observe/metrics.ts'
 import type {Runnable} from '../runtime/runnable.ts'
 

@@ -7,9 +7,9 @@
 import type {KubeConfig} from '@kubernetes/client-node'
 import {existsSync} from 'node:fs'
 import {IDENTITY_FLAGS, systemClock, type IdentityOptions, type Logger, type PoolKind} from '../core/index.ts'
-import {loadKubeConfig, reuseConnections} from '../kube/kubeconfig.ts'
-import type {KubeconfigStore} from '../kube/kubeconfig-store.ts'
-import {limitRequestRate} from '../kube/request-rate.ts'
+import {loadKubeConfig, reuseConnections} from '../kube/http/kubeconfig.ts'
+import type {KubeconfigStore} from '../kube/identity/kubeconfig-store.ts'
+import {limitRequestRate} from '../kube/http/request-rate.ts'
 import type {Runnable} from '../runtime/runnable.ts'
 
 export interface PoolletKubeConfig {
@@ -36,7 +36,7 @@ export interface PoolletKubeConfigDeps {
 async function store(options: IdentityOptions, limit: (kc: KubeConfig) => void): Promise<KubeconfigStore | undefined> {
   const source = options.source
   if (source.type === 'default') return undefined
-  const {defaultSecretNamespace, fileKubeconfigStore, secretKubeconfigStore} = await import('../kube/kubeconfig-store.ts')
+  const {defaultSecretNamespace, fileKubeconfigStore, secretKubeconfigStore} = await import('../kube/identity/kubeconfig-store.ts')
   if (source.type === 'file') return fileKubeconfigStore(source.path)
   if (source.type === 'secret') {
     // The Secret is read and written with the process's own cluster credentials (in-cluster, $KUBECONFIG), as IronCore does.
@@ -63,7 +63,7 @@ export async function poolletKubeConfig(options: IdentityOptions, deps: PoolletK
   const kept = await store(options, limit)
   if (!identityManaged || kept === undefined) {
     if (options.source.type === 'secret' && kept !== undefined) {
-      const {kubeConfigFromString} = await import('../kube/issued-kubeconfig.ts')
+      const {kubeConfigFromString} = await import('../kube/identity/issued-kubeconfig.ts')
       const text = await kept.load()
       if (text === undefined) throw new IdentityUsageError(`${IDENTITY_FLAGS.secretName}: ${kept.describe} holds no kubeconfig (field kubeconfig)`)
       const kc = kubeConfigFromString(text)
@@ -83,7 +83,7 @@ export async function poolletKubeConfig(options: IdentityOptions, deps: PoolletK
       limit(bootstrap.kubeConfig)
     } else deps.logger.warn({bootstrapKubeconfig: options.bootstrapKubeconfig}, 'the bootstrap kubeconfig does not exist; it is needed only when the kubeconfig is missing or expired')
   }
-  const {PoolletIdentity} = await import('../kube/poollet-identity.ts')
+  const {PoolletIdentity} = await import('../kube/identity/poollet-identity.ts')
   const identity = await PoolletIdentity.establish(
     {kind: deps.kind, pool: deps.pool, store: kept, bootstrap, clock: systemClock, logger: deps.logger, csrTimeoutMs: options.csrTimeoutMs, prepare, ...deps.identity},
     signal,

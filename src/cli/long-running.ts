@@ -5,7 +5,7 @@
  */
 import type {KubeConfig} from '@kubernetes/client-node'
 import {errorMessage, type Logger} from '../core/index.ts'
-import {loadKubeConfig} from '../kube/kubeconfig.ts'
+import {loadKubeConfig} from '../kube/http/kubeconfig.ts'
 import {LeadershipLostError} from '../runtime/errors.ts'
 import {setupSignalHandler} from '../runtime/signals.ts'
 import {USAGE_EXIT_CODE, type UsageErrorReporter} from './flags.ts'

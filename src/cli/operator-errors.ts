@@ -4,7 +4,7 @@
  * so an unreachable API or a 403 reads the same in every tool.
  */
 import {ForbiddenError, NotFoundError, errorMessage} from '../core/index.ts'
-import {NoPoolKindServedError, ResourceNotServedError} from '../kube/served-kind-errors.ts'
+import {NoPoolKindServedError, ResourceNotServedError} from '../kube/stores/served-kind-errors.ts'
 
 /** The kubeconfig could not be loaded (missing file, no cluster, unknown context). */
 export class KubeconfigError extends Error {

@@ -51,7 +51,7 @@ export default class Controller extends Command {
     // Imported once the flags are valid, so that a usage error exits before client-node loads.
     const [{kubeConfigOrUsageError, runUntilSignalled}, {servedKinds}, {createLogger}, {runController}] = await Promise.all([
       import('../cli/long-running.ts'),
-      import('../kube/served-kinds.ts'),
+      import('../kube/stores/served-kinds.ts'),
       import('../observe/logger.ts'),
       import('../app/controller.ts'),
     ])

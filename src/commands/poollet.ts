@@ -82,7 +82,7 @@ export default class Poollet extends Command {
     // Imported once the flags are valid, so that a usage error exits before client-node and gRPC load.
     const [{kubeConfigOrUsageError, runUntilSignalled}, {limitRequestRate}, {discoverRuntimeEndpoint}, {createLogger}, {poolletKubeConfig}, {runPoollet}] = await Promise.all([
       import('../cli/long-running.ts'),
-      import('../kube/request-rate.ts'),
+      import('../kube/http/request-rate.ts'),
       import('../iri/index.ts'),
       import('../observe/logger.ts'),
       import('../app/poollet-kubeconfig.ts'),

@@ -23,7 +23,7 @@ export {READY_WRITE_ATTEMPTS, writeReady, type ReadyWriteOptions, type ReadyWrit
 
 // Poollet: the heartbeat engine and its settings.
 export {DEFAULT_JITTER_FACTOR, jittered, runEvery, type RunEveryOptions} from './run-every.ts'
-export {LEASE_WRITE_ATTEMPTS, LeaseRenewer, defaultHolderIdentity, type LeaseRenewal, type LeaseRenewerOptions} from './lease-renewer.ts'
+export {LEASE_WRITE_ATTEMPTS, LeaseRenewer, defaultHolderIdentity, type LeaseRenewal, type LeaseRenewerOptions} from './heartbeat/lease-renewer.ts'
 export {
   Heartbeat,
   type HeartbeatOptions,
@@ -31,7 +31,7 @@ export {
   type ProbeResult,
   type ReadyResult,
   type TickResult,
-} from './heartbeat.ts'
+} from './heartbeat/heartbeat.ts'
 export {DurationSyntaxError, formatDuration, parseDuration} from './durations.ts'
 export {
   POOLLET_DEFAULTS,
@@ -41,13 +41,13 @@ export {
   type PoolletInput,
   type PoolletOptions,
   type PoolletValidation,
-} from './poollet-options.ts'
+} from './heartbeat/poollet-options.ts'
 
 // Controller: the lifecycle engine (one per pool kind) and its settings.
 export {
   PoolLifecycle,
   type BreakerState,
-} from './pool-lifecycle.ts'
+} from './lifecycle/pool-lifecycle.ts'
 export {
   DEFAULT_CONFIRM_TIMEOUT_MS,
   DEFAULT_GRACE_PERIOD_MS,
@@ -59,8 +59,8 @@ export {
   type MarkReport,
   type PoolLifecycleOptions,
   type UnmarkableReport,
-} from './lifecycle-options.ts'
-export {unmarkableMessage} from './lifecycle-reports.ts'
+} from './lifecycle/lifecycle-options.ts'
+export {unmarkableMessage} from './lifecycle/lifecycle-reports.ts'
 export {
   MAX_UNHEALTHY_FLAG,
   exceedsMaxUnhealthy,
@@ -68,14 +68,14 @@ export {
   parseMaxUnhealthy,
   type BreakerTransition,
   type MaxUnhealthy,
-} from './max-unhealthy.ts'
-export type {HealthRecord} from './health-tracker.ts'
-export {BLIND_REASONS, Sight, sightTimings, type BlindReason, type SightOptions, type SightState} from './sight.ts'
-export {ViewState, type BlindSpell, type ViewObserver} from './view-state.ts'
-export {VIEW_RESTORED_REASON, breakerEvent, kindObject, viewRestoredEvent} from './lifecycle-reports.ts'
+} from './lifecycle/max-unhealthy.ts'
+export type {HealthRecord} from './lifecycle/health-tracker.ts'
+export {BLIND_REASONS, Sight, sightTimings, type BlindReason, type SightOptions, type SightState} from './lifecycle/sight.ts'
+export {ViewState, type BlindSpell, type ViewObserver} from './lifecycle/view-state.ts'
+export {VIEW_RESTORED_REASON, breakerEvent, kindObject, viewRestoredEvent} from './lifecycle/lifecycle-reports.ts'
 
 // Leader election: client-go's semantics on a Lease, through the LeaseStore port and the Clock.
-export {LeaderElector} from './leader-elector.ts'
+export {LeaderElector} from './leader/leader-elector.ts'
 export {
   LEADER_ELECTION_DEFAULTS,
   LEADER_ELECTION_FLAGS,
@@ -86,17 +86,17 @@ export {
   type LeaderElectionTimings,
   type LeaderElectorOptions,
   type LeaderLeaseRef,
-} from './leader-options.ts'
+} from './leader/leader-options.ts'
 export {
   CONTROLLER_DEFAULTS,
   validateControllerOptions,
   type ControllerInput,
   type ControllerOptions,
   type ControllerValidation,
-} from './controller-options.ts'
+} from './lifecycle/controller-options.ts'
 
 // Operators: what a pool looks like beside its Lease.
-export {formatAge, holderMatchesPool, leaseExpiry, poolView, type PoolView} from './pool-view.ts'
+export {formatAge, holderMatchesPool, leaseExpiry, poolView, type PoolView} from './lifecycle/pool-view.ts'
 
 // Poollet identity: IronCore's CSR rules (poollet and approver) and when to renew a client certificate.
 export {
@@ -111,7 +111,7 @@ export {
   type CsrJudgement,
   type CsrRule,
   type PoolletCsrTemplate,
-} from './poollet-csr.ts'
+} from './identity/poollet-csr.ts'
 export {
   RENEW_AT_MAX,
   RENEW_AT_MIN,
@@ -122,7 +122,7 @@ export {
   type CertificateTimes,
   type StartupIdentity,
   type StartupInput,
-} from './certificate-rotation.ts'
+} from './identity/certificate-rotation.ts'
 export {
   IDENTITY_DEFAULTS,
   IDENTITY_FLAGS,
@@ -131,5 +131,5 @@ export {
   type IdentityOptions,
   type IdentityValidation,
   type KubeconfigSource,
-} from './identity-options.ts'
+} from './identity/identity-options.ts'
 export {TokenBucket} from './token-bucket.ts'

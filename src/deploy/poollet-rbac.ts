@@ -8,7 +8,7 @@ import {CSR_API_GROUP, type PoolKind} from '../core/index.ts'
 import {clusterRole, clusterRoleBinding, groupSubject, role, roleBinding, type Manifest} from './manifest.ts'
 import {poolletClusterRoleName, poolletCsrRoleName} from './names.ts'
 
-/** Where Events of cluster-scoped pools go, as the kubelet's of Nodes do (src/kube/event-recorder.ts). */
+/** Where Events of cluster-scoped pools go, as the kubelet's of Nodes do (src/kube/stores/event-recorder.ts). */
 const CLUSTER_EVENT_NAMESPACE = 'default'
 
 export function poolletPoolRbac(kind: PoolKind): Manifest[] {

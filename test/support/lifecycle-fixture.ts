@@ -3,9 +3,9 @@
  * in for the API server and its watch cache. Tests act as the poollet (put a pool, renew a Lease) and
  * as the watch (deliver what changed), and read writes, events, logs and metric reports from here.
  */
-import type {MaxUnhealthy} from '../../src/core/max-unhealthy.ts'
-import type {BreakerReport, MarkReport, PoolLifecycleOptions, UnmarkableReport} from '../../src/core/lifecycle-options.ts'
-import {PoolLifecycle} from '../../src/core/pool-lifecycle.ts'
+import type {MaxUnhealthy} from '../../src/core/lifecycle/max-unhealthy.ts'
+import type {BreakerReport, MarkReport, PoolLifecycleOptions, UnmarkableReport} from '../../src/core/lifecycle/lifecycle-options.ts'
+import {PoolLifecycle} from '../../src/core/lifecycle/pool-lifecycle.ts'
 import {POOL_KINDS, READY_CONDITION, type PoolKind} from '../../src/core/pool-kinds.ts'
 import type {EventSink, PoolEvent} from '../../src/core/ports.ts'
 import type {ConditionStatus, Lease, Pool, PoolCondition} from '../../src/core/types.ts'

@@ -13,7 +13,7 @@
  *
  * Matching requests. kube-apiserver speaks TLS only, so a plain TCP proxy sees ciphertext and cannot tell
  * a list of Leases from a Lease renewal. Holding new connections does not single out a request either:
- * client-node's requests share keep-alive connections (src/kube/kubeconfig.ts), so a relist may go over
+ * client-node's requests share keep-alive connections (src/kube/http/kubeconfig.ts), so a relist may go over
  * an idle connection that is already open. So the proxy can terminate TLS instead (option `tls`): it serves
  * its own certificate (127.0.0.1, from its own CA, which the proxied kubeconfig trusts) and opens one TLS
  * connection upstream per client connection, presenting the kubeconfig's client certificate when it has

@@ -27,9 +27,9 @@ export default class LeaseInspect extends Command {
       // Imported once the flags are parsed: a usage error exits before client-node loads.
       const [{openSession}, {servedKinds}, {createLeaseStore}, {createPoolStatusStore}] = await Promise.all([
         import('../../cli/kube-session.ts'),
-        import('../../kube/served-kinds.ts'),
-        import('../../kube/lease-store.ts'),
-        import('../../kube/pool-status-store.ts'),
+        import('../../kube/stores/served-kinds.ts'),
+        import('../../kube/stores/lease-store.ts'),
+        import('../../kube/stores/pool-status-store.ts'),
       ])
       session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
       // A GET cannot tell a missing pool from a missing CRD (both 404): ask discovery first.

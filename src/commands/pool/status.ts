@@ -5,7 +5,7 @@ import type {KubeSession} from '../../cli/kube-session.ts'
 import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
 import {OperatorError} from '../../cli/operator-errors.ts'
 import {OUTPUT_FORMATS, type PoolStatusResult} from '../../cli/pool-status-printer.ts'
-import type {PoolWatchOptions} from '../../kube/pool-view-watch.ts'
+import type {PoolWatchOptions} from '../../kube/watch/pool-view-watch.ts'
 import {POOL_KIND_NAMES, POOL_KINDS, poolView} from '../../core/index.ts'
 
 export default class PoolStatus extends Command {
@@ -41,10 +41,10 @@ export default class PoolStatus extends Command {
       // Imported once the flags are valid: a usage error exits before client-node loads.
       const [{openSession}, {servedKinds}, {readPools}, {controllerViewNotes}, {markableKinds}, {PoolStatusPrinter}] = await Promise.all([
         import('../../cli/kube-session.ts'),
-        import('../../kube/served-kinds.ts'),
-        import('../../kube/pool-snapshot.ts'),
-        import('../../kube/controller-view-notes.ts'),
-        import('../../kube/served-schema.ts'),
+        import('../../kube/stores/served-kinds.ts'),
+        import('../../kube/stores/pool-snapshot.ts'),
+        import('../../kube/stores/controller-view-notes.ts'),
+        import('../../kube/stores/served-schema.ts'),
         import('../../cli/pool-status-printer.ts'),
       ])
       session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
@@ -83,7 +83,7 @@ export default class PoolStatus extends Command {
 async function follow(options: Omit<PoolWatchOptions, 'logger'>): Promise<void> {
   const [{setupSignalHandler}, {watchPools}, {createLogger}] = await Promise.all([
     import('../../runtime/signals.ts'),
-    import('../../kube/pool-view-watch.ts'),
+    import('../../kube/watch/pool-view-watch.ts'),
     import('../../observe/logger.ts'),
   ])
   const signals = setupSignalHandler()

@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import type {ControlPlane, Identity} from '../../../src/controlplane/control-plane.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
-import {POOLLET_CSR_USAGES} from '../../../src/core/poollet-csr.ts'
+import {POOLLET_CSR_USAGES} from '../../../src/core/identity/poollet-csr.ts'
 import {startController, type ControllerProcess} from '../../support/controller-env.ts'
 import {approved, bootstrapToken, createCsr, csrEvents, identityPlane, readCsr, type CsrShape} from '../../support/identity-env.ts'
 import {waitFor} from '../../support/wait.ts'

@@ -4,7 +4,7 @@ import {fileURLToPath} from 'node:url'
 import {runCli} from '../../support/cli.ts'
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
-const KUBECONFIG_TS = fileURLToPath(new URL('../../../src/kube/kubeconfig.ts', import.meta.url))
+const KUBECONFIG_TS = fileURLToPath(new URL('../../../src/kube/http/kubeconfig.ts', import.meta.url))
 
 describe('stack traces of the built CLI', function () {
   this.timeout(30_000)

@@ -1,10 +1,10 @@
 import {ApiException} from '@kubernetes/client-node'
 import {expect} from 'chai'
 import {KubeconfigError, OperatorError, debugDetail, operatorErrorLine} from '../../../src/cli/operator-errors.ts'
-import {ResourceNotServedError} from '../../../src/kube/served-kinds.ts'
+import {ResourceNotServedError} from '../../../src/kube/stores/served-kinds.ts'
 import {openSession} from '../../../src/cli/kube-session.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
-import {translateApiError} from '../../../src/kube/api-errors.ts'
+import {translateApiError} from '../../../src/kube/http/api-errors.ts'
 
 /** fetch's failure as client-node passes it on: a TypeError whose cause carries the socket's code. */
 function refused(): Error {

@@ -4,7 +4,7 @@
  * heartbeat and the controller's lifecycle alike.
  */
 import {expect} from 'chai'
-import {Heartbeat} from '../../../src/core/heartbeat.ts'
+import {Heartbeat} from '../../../src/core/heartbeat/heartbeat.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {writeReady} from '../../../src/core/ready-writer.ts'
 import type {Pool, StatusWritePlan} from '../../../src/core/types.ts'

@@ -12,11 +12,11 @@ import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import type {Pool} from '../../../src/core/types.ts'
 import {poolSchema} from '../../../src/deploy/pool-crds.ts'
 import {validateLease, validatePool} from '../../../src/deploy/pool-validator.ts'
-import {ListWatchCache} from '../../../src/kube/list-watch-cache.ts'
+import {ListWatchCache} from '../../../src/kube/watch/list-watch-cache.ts'
 import {FakeClock, flushPromises} from '../../support/fake-clock.ts'
 import {FakeLogger} from '../../support/fake-logger.ts'
 import {ironcoreFixture, RECORDED_POOLS} from '../../support/ironcore-fixtures.ts'
-import {FakeLister, FakeWatcher, type Obj} from '../kube/list-watch-fakes.ts'
+import {FakeLister, FakeWatcher, type Obj} from '../kube/watch/list-watch-fakes.ts'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 

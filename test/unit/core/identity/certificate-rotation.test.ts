@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {certificateState, renewalTime, startupIdentity} from '../../../../src/core/certificate-rotation.ts'
+import {certificateState, renewalTime, startupIdentity} from '../../../../src/core/identity/certificate-rotation.ts'
 
 const T0 = Date.parse('2026-01-01T00:00:00Z')
 const HOUR = 3600_000

@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {validateIdentityOptions, type IdentityInput} from '../../../../src/core/identity-options.ts'
+import {validateIdentityOptions, type IdentityInput} from '../../../../src/core/identity/identity-options.ts'
 
 const base: IdentityInput = {rotateCertificates: false, qps: '20', burst: 30}
 

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {POOL_KIND_NAMES, POOL_KINDS} from '../../../../src/core/pool-kinds.ts'
-import {CLIENT_SIGNER, CSR_RULES, judgePoolletCsr, poolletCsrTemplate, POOLLET_CSR_USAGES, type CsrFacts, type CsrRule} from '../../../../src/core/poollet-csr.ts'
+import {CLIENT_SIGNER, CSR_RULES, judgePoolletCsr, poolletCsrTemplate, POOLLET_CSR_USAGES, type CsrFacts, type CsrRule} from '../../../../src/core/identity/poollet-csr.ts'
 
 const machine = POOL_KINDS.machine
 const volume = POOL_KINDS.volume

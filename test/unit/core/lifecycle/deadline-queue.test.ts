@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {DeadlineQueue} from '../../../../src/core/deadline-queue.ts'
+import {DeadlineQueue} from '../../../../src/core/lifecycle/deadline-queue.ts'
 import {FakeClock} from '../../../support/fake-clock.ts'
 
 function setup() {

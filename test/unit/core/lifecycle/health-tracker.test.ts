@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {HealthTracker} from '../../../../src/core/health-tracker.ts'
+import {HealthTracker} from '../../../../src/core/lifecycle/health-tracker.ts'
 import {FakeClock} from '../../../support/fake-clock.ts'
 
 function setup() {

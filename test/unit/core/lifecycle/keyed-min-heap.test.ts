@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {KeyedMinHeap} from '../../../../src/core/keyed-min-heap.ts'
+import {KeyedMinHeap} from '../../../../src/core/lifecycle/keyed-min-heap.ts'
 
 function drain(heap: KeyedMinHeap<string>): string[] {
   const out: string[] = []

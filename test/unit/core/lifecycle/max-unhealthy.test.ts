@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {exceedsMaxUnhealthy, parseMaxUnhealthy, UnhealthyBreaker} from '../../../../src/core/max-unhealthy.ts'
+import {exceedsMaxUnhealthy, parseMaxUnhealthy, UnhealthyBreaker} from '../../../../src/core/lifecycle/max-unhealthy.ts'
 
 describe('--max-unhealthy', () => {
   it('parses a count and a percentage', () => {

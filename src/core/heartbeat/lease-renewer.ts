@@ -1,0 +1,155 @@
+/**
+ * Keeps one pool's Lease renewed, after Kubernetes' lease controller
+ * (component-helpers/apimachinery/lease/controller.go): create it when missing, renew it with the
+ * Lease our last write returned (no read in steady state), answer a conflict by reading again, and take
+ * over a Lease that another identity holds. One call is one attempt to renew; the caller's loop is the
+ * long-term retry, so nothing here sleeps.
+ */
+import type {Clock} from '../clock.ts'
+import {formatMicroTime} from '../conditions.ts'
+import {AlreadyExistsError, ConflictError, NotFoundError} from '../errors.ts'
+import type {LeaseStore, Logger} from '../ports.ts'
+import type {Lease} from '../types.ts'
+
+/**
+ * Writes per renew() call. Each retry follows a conflict (or a race on create or delete), i.e. another
+ * writer got in between; the poollet is normally the Lease's only writer, so two or three settle it,
+ * as in Kubernetes (maxUpdateRetries = 5). More would mean a fight over the Lease (two poollets for one
+ * pool), which retrying at once cannot settle: the next tick tries again.
+ */
+export const LEASE_WRITE_ATTEMPTS = 5
+
+/** IronCore's poollet identity: the pool name and a random UUID, fixed for the life of the process. */
+export function defaultHolderIdentity(pool: string, uuid: string): string {
+  return `${pool}_${uuid}`
+}
+
+export interface LeaseRenewerOptions {
+  store: LeaseStore
+  clock: Clock
+  logger: Logger
+  /** The Lease's name: the pool's name. */
+  name: string
+  /** The kind's lease namespace, e.g. ironcore-machinepool-lease. */
+  namespace: string
+  holderIdentity: string
+  leaseDurationSeconds: number
+  /** Default {@link LEASE_WRITE_ATTEMPTS}. */
+  attempts?: number
+}
+
+export type LeaseRenewal =
+  | {outcome: 'created'; lease: Lease}
+  | {outcome: 'renewed'; lease: Lease}
+  /** previousHolder is absent when the Lease had no holder. */
+  | {outcome: 'took-over'; lease: Lease; previousHolder?: string}
+  /** action names the call that failed, e.g. "update lease ironcore-machinepool-lease/p1". */
+  | {outcome: 'error'; error: unknown; action: string; attempts: number}
+
+type Verb = 'get' | 'create' | 'update'
+
+export class LeaseRenewer {
+  private readonly options: LeaseRenewerOptions
+  private readonly attempts: number
+  /**
+   * The Lease as our last successful write returned it. Renewing from it saves a read per tick as long
+   * as nobody else writes the Lease; if others start writing it often, every renewal costs a conflict
+   * and a read, and this shortcut should go (the lease controller's note on the same fast path).
+   */
+  private latest: Lease | undefined
+
+  constructor(options: LeaseRenewerOptions) {
+    this.options = options
+    this.attempts = options.attempts ?? LEASE_WRITE_ATTEMPTS
+  }
+
+  /** Never rejects: failures come back as an 'error' outcome naming the call that failed. */
+  async renew(signal?: AbortSignal): Promise<LeaseRenewal> {
+    const {store, name} = this.options
+    let verb: Verb = 'get'
+    for (let attempt = 1; ; attempt++) {
+      try {
+        verb = 'get'
+        const base = this.latest ?? (await store.get(name))
+        if (base === undefined) {
+          verb = 'create'
+          const lease = await store.create(this.newLease())
+          this.latest = lease
+          return {outcome: 'created', lease}
+        }
+        const previousHolder = base.spec.holderIdentity
+        const takeover = previousHolder !== this.options.holderIdentity
+        verb = 'update'
+        const lease = await store.update(takeover ? this.takenOver(base) : this.renewed(base))
+        this.latest = lease
+        if (!takeover) return {outcome: 'renewed', lease}
+        this.logTakeover(previousHolder)
+        return {outcome: 'took-over', lease, previousHolder}
+      } catch (error) {
+        // Each of these means the Lease moved under us: forget it and read it again. (A NotFoundError on
+        // create is not one: that is a missing namespace, which reading again will not mend.)
+        const raced =
+          error instanceof ConflictError ||
+          (verb === 'create' && error instanceof AlreadyExistsError) ||
+          (verb === 'update' && error instanceof NotFoundError)
+        if (raced) this.latest = undefined
+        if (!raced || attempt >= this.attempts || signal?.aborted) {
+          return {outcome: 'error', error, action: `${verb} lease ${this.options.namespace}/${name}`, attempts: attempt}
+        }
+      }
+    }
+  }
+
+  private now(): string {
+    return formatMicroTime(new Date(this.options.clock.wall()))
+  }
+
+  private newLease(): Lease {
+    const now = this.now()
+    return {
+      name: this.options.name,
+      namespace: this.options.namespace,
+      spec: {
+        holderIdentity: this.options.holderIdentity,
+        leaseDurationSeconds: this.options.leaseDurationSeconds,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: 0,
+      },
+    }
+  }
+
+  /** Our Lease with a fresh renewTime; everything else, resourceVersion included, as last seen. */
+  private renewed(base: Lease): Lease {
+    return {
+      ...base,
+      spec: {...base.spec, leaseDurationSeconds: this.options.leaseDurationSeconds, renewTime: this.now()},
+    }
+  }
+
+  /** Someone else's Lease made ours, as client-go's leader election does it. */
+  private takenOver(base: Lease): Lease {
+    const now = this.now()
+    return {
+      ...base,
+      spec: {
+        ...base.spec,
+        holderIdentity: this.options.holderIdentity,
+        leaseDurationSeconds: this.options.leaseDurationSeconds,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: (base.spec.leaseTransitions ?? 0) + 1,
+      },
+    }
+  }
+
+  private logTakeover(previousHolder: string | undefined): void {
+    const {namespace, name, holderIdentity} = this.options
+    this.options.logger.info(
+      {lease: `${namespace}/${name}`, previousHolder: previousHolder ?? null, holderIdentity},
+      previousHolder
+        ? `took over lease ${namespace}/${name} from ${previousHolder}`
+        : `took over lease ${namespace}/${name}, which had no holder`,
+    )
+  }
+}

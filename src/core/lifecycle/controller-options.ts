@@ -1,0 +1,77 @@
+/**
+ * The controller's settings: defaults in this one place and the rules that refuse a start, each
+ * message naming the flag. Every error is returned at once so the user fixes them in one go.
+ */
+import {formatDuration} from '../durations.ts'
+import {errorMessage} from '../errors.ts'
+import {DEFAULT_GRACE_PERIOD_MS} from './lifecycle-options.ts'
+import {LEADER_ELECTION_DEFAULTS, validateLeaderElection, type LeaderElectionTimings} from '../leader/leader-options.ts'
+import {parseMaxUnhealthy, type MaxUnhealthy} from './max-unhealthy.ts'
+import {POOL_KIND_NAMES, POOL_KINDS, isPoolKindName, type PoolKind} from '../pool-kinds.ts'
+
+export const CONTROLLER_DEFAULTS = {
+  gracePeriodMs: DEFAULT_GRACE_PERIOD_MS,
+  leaderElectionNamespace: 'ironpool-system',
+  leaderElectionId: 'ironpool-controller',
+  ...LEADER_ELECTION_DEFAULTS,
+} as const
+
+export interface ControllerInput {
+  gracePeriodMs: number
+  /** Comma-separated kind names, or undefined for every kind the API serves. */
+  kinds?: string
+  maxUnhealthy?: string
+  leaderElect: boolean
+  leaderElectionNamespace: string
+  leaderElectionId: string
+  leaderElection: LeaderElectionTimings
+}
+
+export interface ControllerOptions {
+  gracePeriodMs: number
+  /** Undefined: discover which kinds the API serves. */
+  kinds?: PoolKind[]
+  maxUnhealthy?: MaxUnhealthy
+  leaderElection?: {namespace: string; id: string; timings: LeaderElectionTimings}
+}
+
+export type ControllerValidation = {ok: true; options: ControllerOptions} | {ok: false; errors: string[]}
+
+export function validateControllerOptions(input: ControllerInput): ControllerValidation {
+  const errors: string[] = []
+  if (!(input.gracePeriodMs > 0)) errors.push(`--grace-period must be > 0 (got ${formatDuration(input.gracePeriodMs)})`)
+
+  let kinds: PoolKind[] | undefined
+  if (input.kinds !== undefined) {
+    const names = input.kinds.split(',').map((k) => k.trim()).filter(Boolean)
+    const unknown = names.filter((n) => !isPoolKindName(n))
+    if (names.length === 0) errors.push(`--kinds must name at least one kind of: ${POOL_KIND_NAMES.join(', ')}`)
+    else if (unknown.length > 0) errors.push(`--kinds: ${unknown.map((n) => JSON.stringify(n)).join(', ')} not a pool kind; valid kinds: ${POOL_KIND_NAMES.join(', ')}`)
+    else kinds = [...new Set(names)].map((n) => POOL_KINDS[n as keyof typeof POOL_KINDS])
+  }
+
+  let maxUnhealthy: MaxUnhealthy | undefined
+  if (input.maxUnhealthy !== undefined && input.maxUnhealthy !== '') {
+    try {
+      maxUnhealthy = parseMaxUnhealthy(input.maxUnhealthy)
+    } catch (error) {
+      errors.push(errorMessage(error))
+    }
+  }
+
+  if (input.leaderElect) {
+    errors.push(...validateLeaderElection({...input.leaderElection, namespace: input.leaderElectionNamespace, name: input.leaderElectionId}))
+  }
+  if (errors.length > 0) return {ok: false, errors}
+  return {
+    ok: true,
+    options: {
+      gracePeriodMs: input.gracePeriodMs,
+      kinds,
+      maxUnhealthy,
+      leaderElection: input.leaderElect
+        ? {namespace: input.leaderElectionNamespace, id: input.leaderElectionId, timings: input.leaderElection}
+        : undefined,
+    },
+  }
+}

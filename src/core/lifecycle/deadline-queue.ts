@@ -1,0 +1,99 @@
+/**
+ * Many deadlines, one timer. Each key (a pool name) has at most one deadline; a single Clock timer is
+ * armed for the earliest. When it fires, every key that is due is handed over in one batch, so a
+ * burst of pools falling due together is judged together (the unhealthy-pool breaker needs that).
+ *
+ * Accuracy: the timer is armed for the exact earliest deadline, so a key is handed over as soon as
+ * the clock's timer fires (target: well within a second). Cost: set and delete are O(log n); a healthy
+ * pool whose deadline moves later costs one heap update and no timer work.
+ */
+import type {Cancel, Clock} from '../clock.ts'
+import {KeyedMinHeap} from './keyed-min-heap.ts'
+
+/** Node's timers overflow past 2^31-1 ms and fire at once; a longer wait is done in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+export class DeadlineQueue<K = string> {
+  private readonly heap = new KeyedMinHeap<K>()
+  private armed: {at: number; cancel: Cancel} | undefined
+  private readonly clock: Clock
+  private readonly onDue: (keys: K[]) => void
+
+  /** onDue is called with every key whose deadline has passed, each removed from the queue first. */
+  constructor(clock: Clock, onDue: (keys: K[]) => void) {
+    this.clock = clock
+    this.onDue = onDue
+  }
+
+  get size(): number {
+    return this.heap.size
+  }
+
+  has(key: K): boolean {
+    return this.heap.has(key)
+  }
+
+  /** The key's deadline (clock milliseconds), or undefined. */
+  get(key: K): number | undefined {
+    return this.heap.get(key)
+  }
+
+  /** When the one timer is armed for, or undefined when none is armed (introspection for tests). */
+  get armedAt(): number | undefined {
+    return this.armed?.at
+  }
+
+  /** Sets or moves the key's deadline. */
+  set(key: K, at: number): void {
+    this.heap.set(key, at)
+    this.rearm()
+  }
+
+  delete(key: K): boolean {
+    const removed = this.heap.delete(key)
+    if (removed) this.rearm()
+    return removed
+  }
+
+  /** Drops every deadline and the timer. */
+  clear(): void {
+    this.heap.clear()
+    this.disarm()
+  }
+
+  /**
+   * Arms for the earliest deadline when nothing is armed or the earliest moved earlier. When it moved
+   * later, the armed timer is left alone: it fires early, finds nothing due and re-arms, which is
+   * cheaper than cancelling and re-arming on every renewal of the earliest pool.
+   */
+  private rearm(): void {
+    const earliest = this.heap.peekPriority()
+    if (earliest === undefined) {
+      this.disarm()
+      return
+    }
+    if (this.armed !== undefined && this.armed.at <= earliest) return
+    this.disarm()
+    const wait = Math.min(Math.max(0, earliest - this.clock.monotonic()), MAX_TIMER_MS)
+    const cancel = this.clock.setTimer(wait, () => this.fire())
+    this.armed = {at: earliest, cancel}
+  }
+
+  private disarm(): void {
+    this.armed?.cancel()
+    this.armed = undefined
+  }
+
+  private fire(): void {
+    this.armed = undefined
+    const now = this.clock.monotonic()
+    const due: K[] = []
+    for (;;) {
+      const at = this.heap.peekPriority()
+      if (at === undefined || at > now) break
+      due.push(this.heap.pop() as K)
+    }
+    this.rearm()
+    if (due.length > 0) this.onDue(due)
+  }
+}

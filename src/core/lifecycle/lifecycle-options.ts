@@ -1,0 +1,127 @@
+/**
+ * The options of the controller's lifecycle engine for one pool kind, their defaults (applied in
+ * {@link lifecycleDefaults} and nowhere else), and the observer through which it reports to metrics.
+ */
+import type {Clock} from '../clock.ts'
+import type {BreakerTransition, MaxUnhealthy} from './max-unhealthy.ts'
+import type {PoolKind} from '../pool-kinds.ts'
+import type {EventSink, Logger, PoolStatusStore} from '../ports.ts'
+import {FULL_WRITE_PLAN, type Lease, type Pool, type StatusWritePlan} from '../types.ts'
+
+/** IEP-15's and Kubernetes' node-monitor grace period since v1.32. */
+export const DEFAULT_GRACE_PERIOD_MS = 50_000
+/**
+ * A failed Unknown write is retried after 1s, doubling up to 30s: soon enough that a stale pool is
+ * marked shortly after the API recovers, slow enough that a broken API is not hammered by every
+ * stale pool at once. The retry lasts as long as the pool stays stale; progress or deletion ends it.
+ */
+export const DEFAULT_RETRY_BASE_MS = 1_000
+export const DEFAULT_RETRY_MAX_MS = 30_000
+/**
+ * How long the read that confirms a pool's silence may take. Slower is blindness, not a verdict: an
+ * API server that takes seconds to answer one GET is not one whose watch can be trusted.
+ */
+export const DEFAULT_CONFIRM_TIMEOUT_MS = 5_000
+
+export type ConfirmOutcome = 'silent' | 'renewed' | 'failed'
+
+/** One pool marked Unknown. delayMs is how late the write landed after the pool's deadline. */
+export interface MarkReport {
+  name: string
+  deadline: number
+  writtenAt: number
+  delayMs: number
+  /** Failed attempts before this one. */
+  retries: number
+}
+
+export interface BreakerReport {
+  transition: BreakerTransition
+  /** Pools stale at once, and all pools of the kind, when the breaker changed state. */
+  unhealthy: number
+  total: number
+  limit: MaxUnhealthy
+}
+
+/** Hooks for metrics; production wiring maps each to a counter, histogram or gauge. */
+export interface LifecycleObserver {
+  marked?(report: MarkReport): void
+  breaker?(report: BreakerReport): void
+  writeFailed?(name: string, error: unknown): void
+  /**
+   * A confirming read before a mark answered: 'silent' (the Lease shows the renewal last seen, or is
+   * gone: the mark goes ahead), 'renewed' (a renewal the watch had not delivered: not marked), or
+   * 'failed' (no answer in time: blindness, not a verdict).
+   */
+  confirmRead?(name: string, outcome: ConfirmOutcome): void
+  /** A stale pool the engine could not mark (the API has no conditions for the kind, or did not keep the write). */
+  unmarkable?(report: UnmarkableReport): void
+}
+
+/** Why a stale pool stays unmarked: the API cannot hold a Ready ('no-conditions') or dropped it ('not-held'). */
+export interface UnmarkableReport {
+  name: string
+  reason: 'no-conditions' | 'not-held'
+}
+
+export interface PoolLifecycleOptions {
+  kind: PoolKind
+  clock: Clock
+  /** Where the Unknown write goes (resourceVersion precondition, re-read on conflict). */
+  store: PoolStatusStore
+  /** The pool as the watch cache holds it now; decisions use this, not an event's payload. */
+  getPool: (name: string) => Pool | undefined
+  /** The pool's Lease as the watch cache holds it, read on a pool's first sight. Default: none. */
+  getLease?: (name: string) => Lease | undefined
+  /**
+   * A fresh read of the pool's Lease from the API (undefined: no Lease), made before each mark. It is
+   * given a signal that aborts at confirmTimeoutMs; the engine stops waiting then in any case.
+   */
+  confirmLease: (name: string, signal: AbortSignal) => Promise<Lease | undefined>
+  /** Default {@link DEFAULT_CONFIRM_TIMEOUT_MS}. */
+  confirmTimeoutMs?: number
+  /** Called when a confirming read failed or was too slow: the caller's sight should count it as blindness. Default: nothing. */
+  onConfirmFailed?: (name: string, error: unknown) => void
+  /**
+   * Asked before each decision: whether the controller's sight still vouches for its view (its own
+   * loop ran on time, the API answers promptly). May report blindness (setViewWhole(false)) before it
+   * returns false. Default: always.
+   */
+  canJudge?: () => boolean
+  events: EventSink
+  logger: Logger
+  /** What the serving API can hold of the kind's status. Default FULL_WRITE_PLAN (ironpool's CRDs). */
+  plan?: StatusWritePlan
+  /** Default {@link DEFAULT_GRACE_PERIOD_MS}. */
+  gracePeriodMs?: number
+  /** Default: off. */
+  maxUnhealthy?: MaxUnhealthy
+  /** Default: no hooks. */
+  observer?: LifecycleObserver
+  /** Defaults {@link DEFAULT_RETRY_BASE_MS}, {@link DEFAULT_RETRY_MAX_MS}. */
+  retryBaseMs?: number
+  retryMaxMs?: number
+}
+
+export type ResolvedLifecycleOptions = Required<Omit<PoolLifecycleOptions, 'maxUnhealthy'>> &
+  Pick<PoolLifecycleOptions, 'maxUnhealthy'>
+
+export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecycleOptions {
+  return {
+    ...options,
+    getLease: options.getLease ?? (() => undefined),
+    confirmTimeoutMs: options.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS,
+    onConfirmFailed: options.onConfirmFailed ?? (() => {}),
+    canJudge: options.canJudge ?? (() => true),
+    plan: options.plan ?? FULL_WRITE_PLAN,
+    gracePeriodMs: options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS,
+    observer: options.observer ?? {},
+    retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
+    retryMaxMs: options.retryMaxMs ?? DEFAULT_RETRY_MAX_MS,
+  }
+}
+
+/** The delay before retry number n (1-based): base, 2·base, 4·base … capped at max. */
+export function retryDelay(options: Pick<ResolvedLifecycleOptions, 'retryBaseMs' | 'retryMaxMs'>, n: number): number {
+  return Math.min(options.retryBaseMs * 2 ** Math.min(n - 1, 30), options.retryMaxMs)
+}

@@ -1,0 +1,154 @@
+/**
+ * The controller's opt-in approver of poollets' client certificates (`--approve-poollet-csrs`), for
+ * clusters without IronCore's controller manager. Like IronCore's CertificateApprovalReconciler: a CSR
+ * with a certificate or an Approved/Denied condition is left alone; one that every rule of a kind holds
+ * for (src/core/poollet-csr.ts) is approved when a SubjectAccessReview allows its requester `create` on
+ * `certificatesigningrequests/<kind>poolclient`; nothing else is approved, and nothing is ever denied (a
+ * CSR it does not approve stays for other approvers or a person). Each decision about a poollet's CSR is
+ * an Event on the CSR; CSRs that are no poollet's pass silently.
+ */
+import type {KubeConfig, V1CertificateSigningRequest, V1SubjectAccessReview} from '@kubernetes/client-node'
+import {CSR_API_GROUP, errorMessage, judgePoolletCsr, type EventSink, type Logger, type PoolKind} from '../../core/index.ts'
+import {httpStatus, translateApiError} from '../http/api-errors.ts'
+import {ListWatchCache} from '../watch/list-watch-cache.ts'
+import {customObjectSource} from '../watch/list-watch-source.ts'
+import type {KubeObject} from '../watch/list-watch-store.ts'
+import {apiRequest} from '../http/api-request.ts'
+import {csrPath} from './certificate-request.ts'
+import {csrFacts} from './x509.ts'
+import {watchTimeoutSeconds} from '../watch/resource-caches.ts'
+import {WATCHDOG_DEFAULT_MS} from '../watch/list-watch-options.ts'
+
+/** A CSR as the wire JSON (from the cache's list and watch): spec.request base64, times RFC 3339 strings. */
+type Csr = V1CertificateSigningRequest & KubeObject
+
+const REQUEST_TIMEOUT_MS = 10_000
+const SUBJECT_ACCESS_REVIEWS_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews'
+export const REASON_APPROVED = 'CertificateApproved'
+export const REASON_NOT_APPROVED = 'CertificateNotApproved'
+
+/** IronCore's approval message, per kind. */
+export function approvalMessage(kind: PoolKind): string {
+  return `Auto approving ${kind.name} pool client certificate after SubjectAccessReview.`
+}
+
+function decided(csr: Csr): boolean {
+  if (csr.status?.certificate) return true
+  return (csr.status?.conditions ?? []).some((c) => c.type === 'Approved' || c.type === 'Denied')
+}
+
+export interface CsrApproverOptions {
+  kubeConfig: KubeConfig
+  events: EventSink
+  logger: Logger
+}
+
+export class CsrApprover {
+  readonly cache: ListWatchCache<Csr>
+  private readonly o: CsrApproverOptions
+  /** UIDs already reported (an Event each), so a relist or an unrelated update repeats no Event. */
+  private readonly reported = new Set<string>()
+  private queue: Promise<void> = Promise.resolve()
+  /** Reviews only while active (on the leader); activating reviews every cached CSR. */
+  private active = false
+
+  constructor(o: CsrApproverOptions) {
+    this.o = o
+    const source = customObjectSource<Csr>(
+      o.kubeConfig,
+      {group: CSR_API_GROUP, version: 'v1', plural: 'certificatesigningrequests'},
+      {inactivityTimeoutMs: WATCHDOG_DEFAULT_MS + 10_000, timeoutSeconds: () => watchTimeoutSeconds()},
+    )
+    this.cache = new ListWatchCache<Csr>({resource: 'certificatesigningrequests', list: source.list, watch: source.watch, logger: o.logger})
+    this.cache.onEvent((event) => {
+      if (event.type === 'delete') {
+        if (event.object.metadata?.uid) this.reported.delete(event.object.metadata.uid)
+        return
+      }
+      if (this.active) this.enqueue(event.key)
+    })
+  }
+
+  setActive(active: boolean): void {
+    this.active = active
+    if (active) for (const csr of this.cache.list()) if (csr.metadata?.name) this.enqueue(csr.metadata.name)
+  }
+
+  private enqueue(name: string): void {
+    this.queue = this.queue.then(() => this.review(name)).catch((error: unknown) => this.o.logger.warn({csr: name, error: errorMessage(error)}, 'review failed'))
+  }
+
+  /** Resolves when every CSR seen so far has been reviewed. */
+  idle(): Promise<void> {
+    return this.queue
+  }
+
+  /** Reviews one CSR by name, from the cache's current state. */
+  async review(name: string): Promise<void> {
+    const csr = this.cache.get(name)
+    if (csr === undefined || decided(csr)) return
+    const uid = csr.metadata?.uid ?? name
+    const spec = csr.spec
+    let judgement
+    try {
+      judgement = judgePoolletCsr(csrFacts({signerName: spec.signerName, usages: spec.usages, requestPem: Buffer.from(spec.request, 'base64').toString('utf8')}))
+    } catch (error) {
+      this.o.logger.debug({csr: name, error: errorMessage(error)}, 'certificate signing request not parsed; left to other approvers')
+      return
+    }
+    if (judgement.verdict === 'foreign') return
+    if (judgement.verdict === 'broken') {
+      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `not a valid ${judgement.kind.name} poollet client certificate request (rule ${judgement.rule}): ${judgement.message}`)
+      return
+    }
+    const {kind, subresource} = judgement
+    const user = spec.username ?? ''
+    let allowed: boolean
+    let why = ''
+    try {
+      const body: V1SubjectAccessReview = {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: spec.username,
+          uid: spec.uid,
+          groups: spec.groups,
+          extra: spec.extra,
+          resourceAttributes: {group: CSR_API_GROUP, resource: 'certificatesigningrequests', verb: 'create', subresource},
+        },
+      }
+      const review = await apiRequest<V1SubjectAccessReview>(this.o.kubeConfig, {method: 'POST', path: SUBJECT_ACCESS_REVIEWS_PATH, body, timeoutMs: REQUEST_TIMEOUT_MS})
+      allowed = review.status?.allowed === true
+      why = review.status?.reason ?? ''
+    } catch (error) {
+      this.o.logger.warn({csr: name, error: errorMessage(translateApiError(error, {verb: 'create', resource: 'subjectaccessreview'}))}, 'could not review the requester; trying again on the next change')
+      return
+    }
+    if (!allowed) {
+      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `${user} may not create certificatesigningrequests/${subresource}${why ? `: ${why}` : ''}`)
+      return
+    }
+    // The CSR as read, every field kept, with the Approved condition added.
+    const body: Csr = {
+      ...csr,
+      status: {...csr.status, conditions: [...(csr.status?.conditions ?? []), {type: 'Approved', status: 'True', reason: 'AutoApproved', message: approvalMessage(kind)}]},
+    }
+    try {
+      await apiRequest(this.o.kubeConfig, {method: 'PUT', path: csrPath(name, 'approval'), body, timeoutMs: REQUEST_TIMEOUT_MS})
+    } catch (error) {
+      // A conflict means the CSR changed: its watch event brings it back here.
+      const level = httpStatus(error) === 409 ? 'debug' : 'warn'
+      this.o.logger[level]({csr: name, error: errorMessage(translateApiError(error, {verb: 'approve', resource: `certificatesigningrequest ${name}`}))}, 'could not approve')
+      return
+    }
+    this.o.logger.info({csr: name, user, kind: kind.name}, 'approved a poollet client certificate')
+    this.report(csr, uid, 'Normal', REASON_APPROVED, `${approvalMessage(kind)} (${user})`)
+  }
+
+  private report(csr: Csr, uid: string, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    if (this.reported.has(uid)) return
+    this.reported.add(uid)
+    if (type === 'Warning') this.o.logger.info({csr: csr.metadata?.name, reason, message}, 'poollet certificate signing request not approved')
+    this.o.events.record({apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', name: csr.metadata?.name ?? '', uid: csr.metadata?.uid, type, reason, message})
+  }
+}

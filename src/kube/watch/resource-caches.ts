@@ -1,0 +1,65 @@
+/**
+ * The watch caches ironpool keeps, built one way for every command: a kind's pools and a kind's Leases,
+ * each on the robust ListWatchCache, each checked for the fields the engine consumes (pool-validator.ts).
+ */
+import type {KubeConfig} from '@kubernetes/client-node'
+import type {Clock, Logger, PoolKind, Pool} from '../../core/index.ts'
+import {validateLease, validatePool} from '../../deploy/pool-validator.ts'
+import {ListWatchCache, type CacheObserver} from './list-watch-cache.ts'
+import {WATCHDOG_DEFAULT_MS, type Validation} from './list-watch-options.ts'
+import {customObjectSource, type ResourceRef} from './list-watch-source.ts'
+import type {KubeObject} from './list-watch-store.ts'
+
+/** A Lease as the watch delivers it (raw JSON; toLease() in lease-store.ts converts it). */
+export interface RawLease extends KubeObject {
+  metadata: {name: string; namespace?: string; resourceVersion?: string}
+  spec?: Record<string, unknown>
+}
+
+export interface CacheDeps {
+  logger: Logger
+  /** Default: the system clock. */
+  clock?: Clock
+  observer?: (resource: string) => Partial<CacheObserver>
+  /** Narrows a cache, e.g. `metadata.name=p1` for a poollet's own pool. */
+  fieldSelector?: string
+  labelSelector?: string
+  /** See ListWatchCacheOptions.gapToleranceMs. */
+  gapToleranceMs?: number
+}
+
+/** client-node's own stream timeout sits above the cache's watchdog, so that the watchdog decides. */
+const INACTIVITY_TIMEOUT_MS = WATCHDOG_DEFAULT_MS + 10_000
+
+/**
+ * The server ends each watch cleanly after 50–75 % of the watchdog period (jittered, as client-go's
+ * reflector jitters its 5–10 min), and the cache reopens it from the last resourceVersion without
+ * losing its view. Why: the API server sends a bookmark only when it has a newer resourceVersion to
+ * tell, and for a quiet resource that comes only with etcd's progress notifications (10 min by
+ * default), so a healthy quiet watch could stay silent past the watchdog, which would then restart it
+ * and, through the controller's blindness guard, restart every grace period. With the server closing
+ * first, only a stream that is really dead (a half-open connection) reaches the watchdog.
+ */
+export function watchTimeoutSeconds(random: () => number = Math.random): number {
+  const watchdogSeconds = WATCHDOG_DEFAULT_MS / 1000
+  return Math.round(watchdogSeconds * (0.5 + 0.25 * random()))
+}
+
+function cacheOf<T extends KubeObject>(kc: KubeConfig, ref: ResourceRef, resource: string, deps: CacheDeps, validate?: (o: T) => Validation) {
+  const source = customObjectSource<T>(kc, {...ref, fieldSelector: deps.fieldSelector, labelSelector: deps.labelSelector}, {inactivityTimeoutMs: INACTIVITY_TIMEOUT_MS, timeoutSeconds: () => watchTimeoutSeconds()})
+  return new ListWatchCache<T>({resource, list: source.list, watch: source.watch, logger: deps.logger, clock: deps.clock, observer: deps.observer?.(resource), validate, gapToleranceMs: deps.gapToleranceMs})
+}
+
+export function createPoolCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<Pool & KubeObject> {
+  return cacheOf<Pool & KubeObject>(kc, {group: kind.group, version: kind.version, plural: kind.plural}, kind.plural, deps, validatePool)
+}
+
+export function createLeaseCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<RawLease> {
+  const ref = {group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace: kind.leaseNamespace}
+  return cacheOf<RawLease>(kc, ref, `leases ${kind.leaseNamespace}`, deps, validateLease)
+}
+
+/** The key a namespaced object has in its cache. */
+export function leaseKey(kind: PoolKind, pool: string): string {
+  return `${kind.leaseNamespace}/${pool}`
+}

@@ -1,0 +1,290 @@
+import {expect} from 'chai'
+import {ForbiddenError, ProbeError} from '../../../../src/core/errors.ts'
+import {Heartbeat, type HeartbeatOptions, type TickResult} from '../../../../src/core/heartbeat/heartbeat.ts'
+import {defaultHolderIdentity} from '../../../../src/core/heartbeat/lease-renewer.ts'
+import {POOL_KINDS} from '../../../../src/core/pool-kinds.ts'
+import type {PoolEvent, RuntimeProbe} from '../../../../src/core/ports.ts'
+import type {Pool, PoolCondition} from '../../../../src/core/types.ts'
+import {FakeClock, flushPromises} from '../../../support/fake-clock.ts'
+import {FakeLogger} from '../../../support/fake-logger.ts'
+import {FakeLeaseStore, FakePoolStatusStore} from '../../../support/fake-stores.ts'
+
+const KIND = POOL_KINDS.machine
+const NAME = 'p1'
+const LEASE = `${KIND.leaseNamespace}/${NAME}`
+const SCHEDULED: PoolCondition = {type: 'Scheduled', status: 'True', reason: 'Fine', message: 'ok'}
+
+/** A probe whose answer the test sets; `hang` ignores its signal entirely, as a stuck client would. */
+class ScriptedProbe implements RuntimeProbe {
+  answer: 'ok' | 'fail' | 'hang' | 'honour-signal' = 'ok'
+  error = 'connection refused: unix:///var/run/iri-machinebroker.sock'
+  signals: AbortSignal[] = []
+  probe(signal: AbortSignal): Promise<void> {
+    this.signals.push(signal)
+    switch (this.answer) {
+      case 'ok':
+        return Promise.resolve()
+      case 'fail':
+        return Promise.reject(new ProbeError(this.error))
+      case 'hang':
+        return new Promise(() => {})
+      case 'honour-signal':
+        return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted by signal')), {once: true}))
+    }
+  }
+}
+
+describe('Heartbeat', () => {
+  let clock: FakeClock
+  let leases: FakeLeaseStore
+  let pools: FakePoolStatusStore
+  let logger: FakeLogger
+  let probe: ScriptedProbe
+  let controller: AbortController
+
+  beforeEach(() => {
+    clock = new FakeClock()
+    leases = new FakeLeaseStore()
+    pools = new FakePoolStatusStore()
+    logger = new FakeLogger()
+    probe = new ScriptedProbe()
+    controller = new AbortController()
+    pools.put({
+      apiVersion: 'compute.ironcore.dev/v1alpha1',
+      kind: 'MachinePool',
+      metadata: {name: NAME, generation: 4},
+      status: {state: 'Ready', conditions: [SCHEDULED]},
+    })
+  })
+  afterEach(() => controller.abort())
+
+  function heartbeat(over: Partial<HeartbeatOptions> = {}): Heartbeat {
+    return new Heartbeat({
+      kind: KIND,
+      poolName: NAME,
+      holderIdentity: defaultHolderIdentity(NAME, 'uuid-1'),
+      probe,
+      leases,
+      pools,
+      clock,
+      logger,
+      ...over,
+    })
+  }
+
+  const ready = () => pools.peek(NAME)?.status?.conditions?.find((c) => c.type === 'Ready')
+
+  it('success: Ready True/HeartbeatReceived with the kind message and the pool generation', async () => {
+    const result = await heartbeat().tickOnce(controller.signal)
+    expect(ready()).to.deep.include({
+      status: 'True',
+      reason: 'HeartbeatReceived',
+      message: 'machine runtime status probe succeeded',
+      observedGeneration: 4,
+    })
+    expect(result.probe).to.deep.equal({ok: true, durationMs: 0})
+    expect(result.lease.outcome).to.equal('created')
+    expect(result.ready).to.deep.equal({outcome: 'written', status: 'True'})
+    expect(pools.peek(NAME)?.status?.conditions?.[0]).to.deep.equal(SCHEDULED)
+  })
+
+  it("failure: Ready False/RuntimeUnreachable with the probe's error text", async () => {
+    probe.answer = 'fail'
+    const result = await heartbeat().tickOnce(controller.signal)
+    expect(ready()).to.deep.include({status: 'False', reason: 'RuntimeUnreachable', message: probe.error, observedGeneration: 4})
+    expect(result.probe).to.deep.include({ok: false, error: probe.error})
+    expect(result.lease.outcome).to.equal('created')
+  })
+
+  it('records an Event of each Ready change (Warning when not True), and none for a tick that changes nothing', async () => {
+    const events: PoolEvent[] = []
+    const beat = heartbeat({events: {record: (event) => events.push(event)}})
+    await beat.tickOnce(controller.signal)
+    await beat.tickOnce(controller.signal)
+    probe.answer = 'fail'
+    await beat.tickOnce(controller.signal)
+    expect(events.map((e) => `${e.type} ${e.reason} ${e.kind}/${e.name}: ${e.message}`)).to.deep.equal([
+      'Normal MachinePoolReady MachinePool/p1: machine runtime status probe succeeded',
+      `Warning MachinePoolNotReady MachinePool/p1: ${probe.error}`,
+    ])
+  })
+
+  it('a probe that ignores its signal: Ready False at the status timeout, and the Lease still renewed', async () => {
+    probe.answer = 'hang'
+    let result: TickResult | undefined
+    void heartbeat({statusTimeoutMs: 5_000})
+      .tickOnce(controller.signal)
+      .then((r) => (result = r))
+    await clock.advance(4_999)
+    expect(result, 'tick ended before the status timeout').to.be.undefined
+    expect(leases.peek(NAME), 'Lease written before the probe ended').to.be.undefined
+    await clock.advance(1)
+    expect(result?.probe).to.deep.equal({
+      ok: false,
+      error: 'machine.v1alpha1.MachineRuntime/Status: no answer within 5s',
+      durationMs: 5_000,
+    })
+    expect(result?.lease.outcome).to.equal('created')
+    expect(leases.peek(NAME)?.spec.renewTime).to.equal('2026-01-01T00:00:05.000000Z')
+    expect(ready()).to.deep.include({status: 'False', reason: 'RuntimeUnreachable', message: 'machine.v1alpha1.MachineRuntime/Status: no answer within 5s'})
+    expect(clock.pending, 'timers left behind').to.equal(0)
+  })
+
+  it("the probe's signal aborts at the status timeout, and the deadline's text wins over the probe's", async () => {
+    probe.answer = 'honour-signal'
+    const tick = heartbeat({statusTimeoutMs: 2_000}).tickOnce(controller.signal)
+    await clock.advance(2_000)
+    const result = await tick
+    expect(probe.signals[0]?.aborted).to.be.true
+    expect(result.probe.error).to.equal('machine.v1alpha1.MachineRuntime/Status: no answer within 2s')
+  })
+
+  it('a tick that changes nothing writes nothing to the pool (resourceVersion unchanged)', async () => {
+    const beat = heartbeat()
+    await beat.tickOnce(controller.signal)
+    const version = pools.peek(NAME)?.metadata.resourceVersion
+    pools.script.forbid('writeConditions')
+    await clock.advance(10_000)
+    const result = await beat.tickOnce(controller.signal)
+    expect(result.ready).to.deep.equal({outcome: 'unchanged', status: 'True'})
+    expect(pools.peek(NAME)?.metadata.resourceVersion).to.equal(version)
+  })
+
+  it('steady state with a pool cache: one Lease write, no Lease read, no pool read or write', async () => {
+    const beat = heartbeat({getPool: () => pools.peek(NAME)})
+    await beat.tickOnce(controller.signal)
+    leases.script.forbid('get', 'create')
+    pools.script.forbid('get', 'writeConditions')
+    const leaseCalls = leases.script.log.length
+    await clock.advance(10_000)
+    const result = await beat.tickOnce(controller.signal)
+    expect(result.lease.outcome).to.equal('renewed')
+    expect(result.ready.outcome).to.equal('unchanged')
+    expect(leases.script.log.slice(leaseCalls)).to.deep.equal(['update'])
+  })
+
+  it('without a cache, reads the pool once per tick', async () => {
+    const beat = heartbeat()
+    await beat.tickOnce(controller.signal)
+    const reads = pools.script.calls('get')
+    await beat.tickOnce(controller.signal)
+    expect(pools.script.calls('get') - reads).to.equal(1)
+  })
+
+  it('a cache that does not have the pool falls back to reading it', async () => {
+    const result = await heartbeat({getPool: () => undefined}).tickOnce(controller.signal)
+    expect(result.ready.outcome).to.equal('written')
+    expect(pools.script.calls('get')).to.equal(1)
+  })
+
+  it("a new generation is published: observedGeneration follows the pool's", async () => {
+    const beat = heartbeat()
+    await beat.tickOnce(controller.signal)
+    const pool = pools.peek(NAME) as Pool
+    pools.put({...pool, metadata: {...pool.metadata, generation: 5}})
+    const result = await beat.tickOnce(controller.signal)
+    expect(result.ready.outcome).to.equal('written')
+    expect(ready()?.observedGeneration).to.equal(5)
+  })
+
+  it("overwrites the controller's Unknown on the next tick", async () => {
+    const beat = heartbeat({getPool: () => pools.peek(NAME)})
+    await beat.tickOnce(controller.signal)
+    const pool = pools.peek(NAME) as Pool
+    pools.put({
+      ...pool,
+      status: {...pool.status, conditions: [SCHEDULED, {type: 'Ready', status: 'Unknown', reason: KIND.unknownReason, message: KIND.unknownMessage}]},
+    })
+    const result = await beat.tickOnce(controller.signal)
+    expect(result.ready.outcome).to.equal('written')
+    expect(ready()?.status).to.equal('True')
+  })
+
+  it('pool missing: logs "pool <name> not found" with the kind, and still renews the Lease', async () => {
+    pools.delete(NAME)
+    const result = await heartbeat().tickOnce(controller.signal)
+    expect(result.ready.outcome).to.equal('not-found')
+    expect(result.lease.outcome).to.equal('created')
+    expect(leases.peek(NAME)).to.not.be.undefined
+    const errors = logger.at('error')
+    expect(errors.map((e) => e.msg)).to.deep.equal(['pool p1 not found'])
+    expect(errors[0]?.obj).to.include({kind: 'machine', pool: NAME})
+  })
+
+  it('a Lease write refused by the API is logged with verb and resource; Ready is still published', async () => {
+    const beat = heartbeat()
+    await beat.tickOnce(controller.signal)
+    leases.script.failNext('update', () => new ForbiddenError('leases.coordination.k8s.io "p1" is forbidden'))
+    probe.answer = 'fail'
+    const result = await beat.tickOnce(controller.signal)
+    expect(result.lease).to.deep.include({outcome: 'error', action: `update lease ${LEASE}`})
+    expect(result.lease.error).to.be.instanceOf(ForbiddenError)
+    const [entry] = logger.at('error')
+    expect(entry?.msg).to.equal(`update lease ${LEASE} failed: leases.coordination.k8s.io "p1" is forbidden`)
+    expect(entry?.obj).to.include({kind: 'machine', pool: NAME, action: `update lease ${LEASE}`})
+    expect(ready()?.status).to.equal('False')
+  })
+
+  it('a failed Lease renewal asks the edge to drop its pooled connections; a good one does not', async () => {
+    const failures: unknown[] = []
+    const beat = heartbeat({onLeaseRenewalFailed: (error) => failures.push(error)})
+    await beat.tickOnce(controller.signal)
+    expect(failures).to.deep.equal([])
+    const timeout = new Error('update lease: no answer within 10s')
+    leases.script.failNext('update', () => timeout)
+    await beat.tickOnce(controller.signal)
+    expect(failures).to.deep.equal([timeout])
+    await beat.tickOnce(controller.signal)
+    expect(failures).to.have.length(1)
+  })
+
+  it('a pool read or status write refused by the API is logged with verb and resource', async () => {
+    pools.script.failNext('get', () => new ForbiddenError('cannot get machinepools'))
+    const first = await heartbeat().tickOnce(controller.signal)
+    expect(first.ready).to.deep.include({outcome: 'error', action: `get machinepool ${NAME}`})
+
+    pools.script.failNext('writeConditions', () => new ForbiddenError('cannot update machinepools/status'))
+    const second = await heartbeat().tickOnce(controller.signal)
+    expect(second.ready).to.deep.include({outcome: 'error', action: `update machinepool/status ${NAME}`})
+    expect(logger.at('error').map((e) => e.msg)).to.deep.equal([
+      `get machinepool ${NAME} failed: cannot get machinepools`,
+      `update machinepool/status ${NAME} failed: cannot update machinepools/status`,
+    ])
+  })
+
+  it('run(): ticks at once and every interval; API errors are logged and the loop goes on', async () => {
+    leases.script.failNext('create', () => new ForbiddenError('forbidden'))
+    const results: TickResult[] = []
+    const done = heartbeat({intervalMs: 10_000, random: () => 0}).run(controller.signal, (r) => results.push(r))
+    await flushPromises()
+    expect(results.map((r) => r.lease.outcome)).to.deep.equal(['error'])
+    expect(logger.at('error').map((e) => e.msg)).to.deep.equal([`create lease ${LEASE} failed: forbidden`])
+    await clock.advance(10_000)
+    expect(results.map((r) => r.lease.outcome)).to.deep.equal(['error', 'created'])
+    await clock.advance(10_000)
+    expect(results.map((r) => r.lease.outcome)).to.deep.equal(['error', 'created', 'renewed'])
+    controller.abort()
+    await done
+    expect(clock.pending).to.equal(0)
+  })
+
+  it('run(): abort during a probe ends the tick without writing, and run() resolves', async () => {
+    probe.answer = 'honour-signal'
+    const results: TickResult[] = []
+    const done = heartbeat().run(controller.signal, (r) => results.push(r))
+    await flushPromises()
+    controller.abort()
+    await done
+    expect(results).to.have.length(1)
+    expect(results[0]?.lease.outcome).to.equal('skipped')
+    expect(results[0]?.ready.outcome).to.equal('skipped')
+    expect(leases.peek(NAME)).to.be.undefined
+    expect(ready()).to.be.undefined
+    expect(clock.pending).to.equal(0)
+  })
+
+  it('writes leaseDurationSeconds from the lease duration, rounded up to whole seconds', async () => {
+    await heartbeat({leaseDurationMs: 40_500}).tickOnce(controller.signal)
+    expect(leases.peek(NAME)?.spec.leaseDurationSeconds).to.equal(41)
+  })
+})

@@ -1,0 +1,92 @@
+import {expect} from 'chai'
+import {formatAge, holderMatchesPool, leaseExpiry, poolView} from '../../../../src/core/lifecycle/pool-view.ts'
+import {POOL_KINDS} from '../../../../src/core/pool-kinds.ts'
+import type {Lease, Pool} from '../../../../src/core/types.ts'
+
+const NOW = Date.parse('2026-01-01T12:00:00Z')
+const kind = POOL_KINDS.volume
+
+function pool(conditions: NonNullable<Pool['status']>['conditions'] = []): Pool {
+  return {apiVersion: 'storage.ironcore.dev/v1alpha1', kind: 'VolumePool', metadata: {name: 'v1'}, status: {conditions}}
+}
+function lease(spec: Lease['spec']): Lease {
+  return {name: 'v1', namespace: kind.leaseNamespace, spec}
+}
+
+describe('pool view', () => {
+  it('shows Ready, its reason and the age since its last transition', () => {
+    const view = poolView(kind, pool([{type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: 'ok', lastTransitionTime: '2026-01-01T11:58:00Z'}]), undefined, NOW)
+    expect(view).to.include({name: 'v1', kind: 'volume', ready: 'True', reason: 'HeartbeatReceived', sinceMs: 120_000, lease: 'missing'})
+  })
+
+  it('says None when the pool has no Ready condition', () => {
+    expect(poolView(kind, pool(), undefined, NOW).ready).to.equal('None')
+  })
+
+  it('calls a Lease valid within its duration and expired past it', () => {
+    const fresh = poolView(kind, pool(), lease({holderIdentity: 'v1_x', leaseDurationSeconds: 40, renewTime: '2026-01-01T11:59:30.000000Z'}), NOW)
+    expect(fresh).to.include({lease: 'valid', renewedMs: 30_000, holder: 'v1_x', leaseDurationSeconds: 40})
+    const stale = poolView(kind, pool(), lease({leaseDurationSeconds: 40, renewTime: '2026-01-01T11:59:00.000000Z'}), NOW)
+    expect(stale.lease).to.equal('expired')
+  })
+
+  it('says a Lease without renewTime was never renewed', () => {
+    expect(poolView(kind, pool(), lease({holderIdentity: 'v1_x'}), NOW).lease).to.equal('no-renew')
+  })
+
+  it('warns about a renewTime in the future instead of showing a negative age', () => {
+    const view = poolView(kind, pool(), lease({leaseDurationSeconds: 40, renewTime: '2026-01-01T12:05:00.000000Z'}), NOW)
+    expect(view.renewedMs).to.equal(0)
+    expect(view.skew).to.have.length(1)
+    expect(view.skew[0]).to.include('in the future')
+  })
+
+  it('tolerates a couple of seconds of clock difference without a warning', () => {
+    expect(poolView(kind, pool(), lease({renewTime: '2026-01-01T12:00:01.000000Z'}), NOW).skew).to.deep.equal([])
+  })
+
+  it('formats ages as kubectl does', () => {
+    const cases: [number | undefined, string][] = [
+      [undefined, '<none>'], [0, '0s'], [45_000, '45s'], [119_000, '119s'], [192_000, '3m12s'], [600_000, '10m'],
+      [3 * 3600_000, '3h'], [5 * 3600_000 + 4 * 60_000, '5h4m'], [30 * 3600_000, '30h'], [50 * 3600_000, '2d2h'], [400 * 86_400_000, '400d'],
+    ]
+    for (const [ms, text] of cases) expect(formatAge(ms), String(ms)).to.equal(text)
+  })
+
+  it('keeps the timestamps it computed ages from, and when the Lease would expire', () => {
+    const view = poolView(
+      kind,
+      pool([{type: 'Ready', status: 'False', reason: 'RuntimeUnreachable', message: 'down', lastTransitionTime: '2026-01-01T11:58:00Z'}]),
+      lease({holderIdentity: 'v1_x', leaseDurationSeconds: 40, renewTime: '2026-01-01T11:59:30.000000Z'}),
+      NOW,
+    )
+    expect(view).to.include({lastTransitionTime: '2026-01-01T11:58:00Z', renewTime: '2026-01-01T11:59:30.000000Z', expiresAt: '2026-01-01T12:00:10.000Z'})
+  })
+
+  it('has no expiry without renewTime or duration, or with an unreadable time', () => {
+    expect(leaseExpiry({leaseDurationSeconds: 40})).to.equal(undefined)
+    expect(leaseExpiry({renewTime: '2026-01-01T11:59:30.000000Z'})).to.equal(undefined)
+    expect(leaseExpiry({renewTime: 'yesterday', leaseDurationSeconds: 40})).to.equal(undefined)
+  })
+
+  it("matches a holder to its pool only as IronCore's poollets write it: <pool>_<uuid>", () => {
+    expect(holderMatchesPool('p1_5f2c', 'p1')).to.be.true
+    expect(holderMatchesPool('p10_5f2c', 'p1')).to.be.false
+    expect(holderMatchesPool('p1', 'p1')).to.be.false
+    expect(holderMatchesPool('other_p1_x', 'p1')).to.be.false
+  })
+})
+
+describe('poolView: a kind whose API cannot hold a mark', () => {
+  const NOW = Date.parse('2026-01-01T12:00:00Z')
+  const bucket = POOL_KINDS.bucket
+  const pool = {apiVersion: 'storage.ironcore.dev/v1alpha1', kind: 'BucketPool', metadata: {name: 'b1'}, status: {state: 'Available'}}
+  const lease = (renewTime: string) => ({name: 'b1', namespace: bucket.leaseNamespace, spec: {holderIdentity: 'b1_x', leaseDurationSeconds: 40, renewTime}})
+
+  it('notes a stale pool as stale and unmarkable, and says nothing while the Lease is fresh or the kind can be marked', () => {
+    expect(poolView(bucket, pool, lease('2026-01-01T11:58:00.000000Z'), NOW, {canMark: false}).notes).to.deep.equal(['stale, cannot be marked: this API has no conditions for bucketpools'])
+    expect(poolView(bucket, pool, undefined, NOW, {canMark: false}).notes).to.have.length(1)
+    expect(poolView(bucket, pool, lease('2026-01-01T11:59:50.000000Z'), NOW, {canMark: false}).notes).to.deep.equal([])
+    expect(poolView(bucket, pool, lease('2026-01-01T11:58:00.000000Z'), NOW).notes).to.deep.equal([])
+  })
+})

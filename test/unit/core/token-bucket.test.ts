@@ -1,0 +1,15 @@
+import {expect} from 'chai'
+import {TokenBucket} from '../../../src/core/token-bucket.ts'
+import {FakeClock} from '../../support/fake-clock.ts'
+
+describe('--qps/--burst token bucket', () => {
+  it('lets a burst through at once, then spaces requests at 1/qps, and refills while idle', async () => {
+    const clock = new FakeClock()
+    const bucket = new TokenBucket(10, 3, clock)
+    expect([bucket.reserve(), bucket.reserve(), bucket.reserve()]).to.deep.equal([0, 0, 0])
+    expect(bucket.reserve()).to.be.closeTo(100, 1e-9)
+    expect(bucket.reserve()).to.be.closeTo(200, 1e-9)
+    await clock.advance(10_000)
+    expect(bucket.reserve()).to.equal(0)
+  })
+})
