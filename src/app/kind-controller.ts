@@ -92,6 +92,7 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
         // The Lease moved and its watch did not say so: the watch lags or is stuck; a relist mends it.
         if (outcome === 'renewed') leases.requestRelist('a confirming read found a renewal the watch had not delivered')
       },
+      writeFailed: () => metrics.unknownWriteFailures.inc({kind: kind.name}),
       marked: (report) => {
         metrics.poolsMarkedUnknown.inc({kind: kind.name})
         metrics.unknownWriteDelay.observe(report.delayMs / 1000)
@@ -149,6 +150,7 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
     else lifecycle.leaseDeleted(name)
   })
   lifecycle.setViewWhole(view.whole)
+  metrics.watchOverdue(kind.name, () => lifecycle.overdueStats())
 
   const caches: Runnable[] = [pools, leases].map((cache, i) => ({
     name: `${i === 0 ? kind.plural : 'leases'} cache (${kind.name})`,

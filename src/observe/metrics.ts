@@ -93,7 +93,25 @@ export interface ControllerMetrics {
   confirmReads: Counter<'kind' | 'outcome'>
   /** Stale pools that could not be marked (the API has no conditions for the kind, or did not keep the write), by reason. */
   staleUnmarkable: Counter<'kind' | 'reason'>
+  /**
+   * Pools past their grace period (counting only time the view was whole) and not marked Unknown:
+   * held by blindness, the breaker, a confirm or write pending or retrying, or unmarkable. Read at
+   * each scrape from the source each kind registers with {@link ControllerMetrics.watchOverdue}.
+   */
+  poolsOverdue: Gauge<'kind'>
+  /** How far past its deadline the oldest such pool is, in seconds; 0 when none. */
+  oldestOverdueSeconds: Gauge<'kind'>
+  /** Ready=Unknown writes that failed (each is retried while the pool stays silent). */
+  unknownWriteFailures: Counter<'kind'>
+  /** Registers the kind's source of the two overdue gauges (the engine's count, read at scrape). */
+  watchOverdue(kind: PoolKindName, source: () => OverdueStats): void
   cache: CacheMetrics
+}
+
+/** Pools overdue but not marked, and the oldest one's age past its deadline. */
+export interface OverdueStats {
+  pools: number
+  oldestMs: number
 }
 
 /** Label value for a pool without a Ready condition. */
@@ -101,6 +119,8 @@ export const NO_READY_STATUS = 'None'
 
 export function createControllerMetrics(registry: Registry, kinds: readonly PoolKindName[]): ControllerMetrics {
   const registers = [registry]
+  const overdueSources = new Map<PoolKindName, () => OverdueStats>()
+  const overdue = () => [...overdueSources].map(([kind, source]) => ({kind, stats: source()}))
   const metrics: ControllerMetrics = {
     pools: new Gauge({name: `${PREFIX}controller_pools`, help: 'Pools in the cache, by kind and Ready status.', labelNames: ['kind', 'status'], registers}),
     poolsMarkedUnknown: new Counter({name: `${PREFIX}controller_pools_marked_unknown_total`, help: 'Ready=Unknown writes by this controller.', labelNames: ['kind'], registers}),
@@ -115,6 +135,28 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
     apiProbeFailures: new Counter({name: `${PREFIX}controller_api_probe_failures_total`, help: 'API probes that failed or missed their deadline.', registers}),
     confirmReads: new Counter({name: `${PREFIX}controller_confirm_reads_total`, help: 'Fresh Lease reads before a mark, by outcome (silent, renewed, failed).', labelNames: ['kind', 'outcome'], registers}),
     staleUnmarkable: new Counter({name: `${PREFIX}controller_stale_unmarkable_total`, help: 'Pools found stale that could not be marked Unknown, by reason (no-conditions: the API has no conditions for the kind; not-held: the API did not keep the write).', labelNames: ['kind', 'reason'], registers}),
+    poolsOverdue: new Gauge({
+      name: `${PREFIX}controller_pools_overdue`,
+      help: 'Pools whose silence has passed the grace period (counting only time the view was whole) and that are not marked Unknown, by kind.',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        for (const {kind, stats} of overdue()) this.set({kind}, stats.pools)
+      },
+    }),
+    oldestOverdueSeconds: new Gauge({
+      name: `${PREFIX}controller_oldest_overdue_seconds`,
+      help: 'How far past its deadline the oldest overdue, unmarked pool is, in seconds (0 when none), by kind.',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        for (const {kind, stats} of overdue()) this.set({kind}, stats.oldestMs / 1000)
+      },
+    }),
+    unknownWriteFailures: new Counter({name: `${PREFIX}controller_unknown_write_failures_total`, help: 'Ready=Unknown writes that failed (and will be retried), by kind.', labelNames: ['kind'], registers}),
+    watchOverdue: (kind, source) => {
+      overdueSources.set(kind, source)
+    },
     cache: createCacheMetrics(registry),
   }
   metrics.apiProbeFailures.inc(0)
@@ -123,6 +165,9 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
   for (const kind of kinds) {
     metrics.poolsMarkedUnknown.inc({kind}, 0)
     metrics.breakerOpen.set({kind}, 0)
+    metrics.poolsOverdue.set({kind}, 0)
+    metrics.oldestOverdueSeconds.set({kind}, 0)
+    metrics.unknownWriteFailures.inc({kind}, 0)
     metrics.viewWhole.set({kind}, 0)
     for (const reason of BLIND_REASONS) {
       metrics.blindSeconds.inc({kind, reason}, 0)

@@ -47,6 +47,7 @@ export interface BreakerReport {
 export interface LifecycleObserver {
   marked?(report: MarkReport): void
   breaker?(report: BreakerReport): void
+  /** A Ready=Unknown write failed (it is retried while the pool stays silent); a failed confirming read is not one. */
   writeFailed?(name: string, error: unknown): void
   /**
    * A confirming read before a mark answered: 'silent' (the Lease shows the renewal last seen, or is

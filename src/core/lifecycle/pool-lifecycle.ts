@@ -135,6 +135,22 @@ export class PoolLifecycle {
     return this.deadlines.get(name)
   }
 
+  /**
+   * Pools past their deadline that are not marked Unknown (held by the breaker, a confirm or write
+   * pending or retrying, or unmarkable), and how far past its deadline the oldest is. O(overdue).
+   */
+  overdueStats(): {pools: number; oldestMs: number} {
+    const now = this.options.clock.monotonic()
+    let pools = 0
+    let oldestMs = 0
+    for (const [name, overdue] of this.overdue) {
+      if (this.tracker.get(name)?.readyStatus === 'Unknown') continue
+      pools++
+      oldestMs = Math.max(oldestMs, now - overdue.deadline)
+    }
+    return {pools, oldestMs}
+  }
+
   get breakerState(): BreakerState {
     return {tripped: this.breaker.tripped, unhealthy: this.breaker.unhealthy, total: this.breaker.total}
   }
@@ -250,7 +266,7 @@ export class PoolLifecycle {
       if (era.aborted) return
       this.options.observer.confirmRead?.(name, 'failed')
       this.options.onConfirmFailed(name, error)
-      this.failed(name, overdue, error, 'reading its Lease to confirm the silence failed')
+      this.failed(name, overdue, error, 'reading its Lease to confirm the silence failed', false)
       return
     }
     if (!this.stillOverdue(name, overdue)) {
@@ -289,7 +305,7 @@ export class PoolLifecycle {
     } catch (error) {
       overdue.busy = false
       if (era.aborted) return
-      this.failed(name, overdue, error, 'writing Ready=Unknown failed')
+      this.failed(name, overdue, error, 'writing Ready=Unknown failed', true)
       return
     }
     overdue.busy = false
@@ -325,12 +341,12 @@ export class PoolLifecycle {
     return unknownReady(this.options.kind, pool)
   }
 
-  private failed(name: string, overdue: Overdue, error: unknown, what: string): void {
+  private failed(name: string, overdue: Overdue, error: unknown, what: string, wasWrite: boolean): void {
     overdue.retries++
     const delay = retryDelay(this.options, overdue.retries)
     const fields = {kind: this.options.kind.name, pool: name, err: errorMessage(error), retries: overdue.retries, retryInMs: delay}
     this.options.logger.error(fields, what)
-    this.options.observer.writeFailed?.(name, error)
+    if (wasWrite) this.options.observer.writeFailed?.(name, error)
     if (this.active && this.overdue.get(name) === overdue) this.deadlines.set(name, this.options.clock.monotonic() + delay)
   }
 }

@@ -67,6 +67,22 @@ describe('metrics', () => {
     expect(text).not.to.include('ironpool_poollet_')
   })
 
+  it('the overdue gauges read each kind’s source at scrape; the write failures start at zero', async () => {
+    const registry = createRegistry()
+    const metrics = createControllerMetrics(registry, ['machine', 'volume'])
+    let stats = {pools: 3, oldestMs: 12_500}
+    metrics.watchOverdue('machine', () => stats)
+    let text = await registry.metrics()
+    expect(text).to.include('ironpool_controller_pools_overdue{kind="machine"} 3')
+    expect(text).to.include('ironpool_controller_oldest_overdue_seconds{kind="machine"} 12.5')
+    expect(text).to.include('ironpool_controller_pools_overdue{kind="volume"} 0')
+    expect(text).to.include('ironpool_controller_unknown_write_failures_total{kind="volume"} 0')
+    stats = {pools: 0, oldestMs: 0}
+    text = await registry.metrics()
+    expect(text).to.include('ironpool_controller_pools_overdue{kind="machine"} 0')
+    expect(text).to.include('ironpool_controller_oldest_overdue_seconds{kind="machine"} 0')
+  })
+
   it('the Unknown write delay histogram resolves sub-second delays and seconds', async () => {
     const registry = createRegistry()
     const metrics = createControllerMetrics(registry, ['machine'])

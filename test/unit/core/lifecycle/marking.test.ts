@@ -135,6 +135,26 @@ describe('controller lifecycle: marking Unknown', () => {
     expect(fx.marks).to.deep.equal([{name: 'p', deadline: t0 + GRACE, writtenAt: t0 + GRACE + 7000, delayMs: 7000, retries: 3}])
   })
 
+  it('counts a pool overdue while its write fails, with its age past the deadline, until the mark lands', async () => {
+    const fx = new LifecycleFixture()
+    const failures: string[] = []
+    fx.engine['options'].observer.writeFailed = (name) => failures.push(name)
+    fx.putPool('p', {ready: 'True'})
+    fx.putPool('live', {ready: 'True'})
+    fx.store.script.failNext('writeConditions', () => new Error('etcdserver: request timed out'), 2)
+    await fx.advance(GRACE / 2)
+    fx.renew('live', 'r1')
+    await fx.advance(GRACE / 2)
+    expect(fx.engine.overdueStats()).to.deep.equal({pools: 1, oldestMs: 0})
+    await fx.advance(999)
+    expect(fx.engine.overdueStats()).to.deep.equal({pools: 1, oldestMs: 999})
+    expect(failures).to.deep.equal(['p'])
+    await fx.advance(2001)
+    expect(failures).to.deep.equal(['p', 'p'])
+    expect(fx.ready('p')?.status).to.equal('Unknown')
+    expect(fx.engine.overdueStats()).to.deep.equal({pools: 0, oldestMs: 0})
+  })
+
   it('stops retrying when conflicts outlast the attempts and the pool then progresses', async () => {
     const fx = new LifecycleFixture()
     fx.putPool('p', {ready: 'True'})
