@@ -22,9 +22,19 @@
  * stalled as soon as it sends a request matching a pattern, e.g. a list or watch of Leases, so that exact
  * request hangs while every other request answers. One client connection is one upstream connection, so
  * connection-level faults behave as without TLS termination.
+ *
+ * A lossy link (option `lossy`, with TLS termination): spoilRequests(share) picks that share of the
+ * requests (of those matching a pattern), by a pseudo-random sequence from the seed, and corrupts one
+ * byte of the first TLS record of each one's response on its way to the client. The client's TLS layer
+ * rejects the record (bad record MAC) and fails the connection with a TLS error: the request fails as
+ * on a link that garbles data, after the server handled it (a write has landed). Closing or resetting a
+ * connection would barely fail a request, since a read whose kept-alive connection was closed is sent
+ * again (src/kube/http/node-dispatcher.ts). `spoiled` lists the requests spoilt; `statuses` counts the
+ * responses by HTTP status, so a test can count the 429s a client drew.
  */
 import {readFile, writeFile} from 'node:fs/promises'
 import net from 'node:net'
+import {Duplex} from 'node:stream'
 import tls from 'node:tls'
 import {parse, stringify} from 'yaml'
 import {createCertificateAuthority} from '../../src/controlplane/pki.ts'
@@ -36,6 +46,11 @@ export interface TcpProxyOptions {
     server: {certPem: string; keyPem: string}
     upstream: {caPem: string; certPem?: string; keyPem?: string}
   }
+  /**
+   * A link that can spoil requests (TLS termination only): the client side's ciphertext goes through a
+   * stream of the proxy's own, where a byte can be corrupted. `seed` makes the choice of requests repeatable.
+   */
+  lossy?: {seed: number}
 }
 
 type Direction = 'up' | 'down'
@@ -61,9 +76,16 @@ export class TcpProxy {
   readonly requests: string[] = []
   /** Connections accepted since start. */
   accepted = 0
+  /** Request lines whose response the lossy link spoilt, oldest first. */
+  readonly spoiled: string[] = []
+  /** Responses seen (TLS termination only), by HTTP status code. */
+  readonly statuses = new Map<number, number>()
+  private spoil: {share: number; pattern: RegExp} | undefined
+  private readonly random: () => number
 
   constructor(options: TcpProxyOptions) {
     this.options = options
+    this.random = seededRandom(options.lossy?.seed ?? 0)
     this.server = net.createServer((socket) => this.accept(socket))
   }
 
@@ -139,9 +161,20 @@ export class TcpProxy {
     return ended
   }
 
+  /**
+   * With a lossy link: from now on, spoils this share (0 to 1) of the requests whose line matches the
+   * pattern (every request by default), each chosen by the seeded sequence; 0 or heal() stops it.
+   */
+  spoilRequests(share: number, pattern: RegExp = /^/): void {
+    if (this.options.tls === undefined || this.options.lossy === undefined) throw new Error('spoilRequests needs TLS termination and the lossy option')
+    if (!(share >= 0 && share <= 1)) throw new Error(`share must be within 0..1, got ${share}`)
+    this.spoil = share === 0 ? undefined : {share, pattern}
+  }
+
   /** Forwards everything again: stalled and held connections resume where they were, nothing lost. */
   heal(): void {
     this.holdNew = false
+    this.spoil = undefined
     this.stallPatterns = []
     for (const link of this.links) link.stalled = false
     this.setMode('forward')
@@ -165,10 +198,18 @@ export class TcpProxy {
     return this.mode === 'stall' || link.stalled ? 'stall' : 'forward'
   }
 
-  /** Called by a link for each request line it sees; true when the connection must stall before it. */
-  sawRequest(line: string): boolean {
+  /** Called by a link for each request line it sees: whether to stall before it, whether to spoil its response. */
+  sawRequest(line: string): {stall: boolean; spoil: boolean} {
     this.requests.push(line)
-    return this.stallPatterns.some((p) => p.test(line))
+    // One draw per matching request: the choices follow the seed and the order of the requests alone.
+    const spoil = this.spoil !== undefined && this.spoil.pattern.test(line) && this.random() < this.spoil.share
+    if (spoil) this.spoiled.push(line)
+    return {stall: this.stallPatterns.some((p) => p.test(line)), spoil}
+  }
+
+  /** Called by a link for each response head it sees. */
+  sawResponse(status: number): void {
+    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1)
   }
 
   forget(link: Link): void {
@@ -197,10 +238,12 @@ export class TcpProxy {
     const {target, tls: tlsOptions} = this.options
     let client: net.Socket = raw
     let upstream: net.Socket
+    let tap: RecordTap | undefined
     if (tlsOptions === undefined) {
       upstream = net.connect(target.port, target.host)
     } else {
-      client = new tls.TLSSocket(raw, {isServer: true, cert: tlsOptions.server.certPem, key: tlsOptions.server.keyPem, ALPNProtocols: ['http/1.1']})
+      if (this.options.lossy !== undefined) tap = new RecordTap(raw)
+      client = new tls.TLSSocket(tap ?? raw, {isServer: true, cert: tlsOptions.server.certPem, key: tlsOptions.server.keyPem, ALPNProtocols: ['http/1.1']})
       upstream = tls.connect({
         host: target.host,
         port: target.port,
@@ -210,7 +253,94 @@ export class TcpProxy {
         ALPNProtocols: ['http/1.1'],
       })
     }
-    this.links.add(new Link(this, client, upstream, tlsOptions !== undefined))
+    this.links.add(new Link(this, client, upstream, tlsOptions !== undefined, tap))
+  }
+}
+
+/** A small deterministic generator (mulberry32): the same seed, the same sequence in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
+
+const TLS_APPLICATION_DATA = 23
+
+/**
+ * The client side's ciphertext, between its TLS socket and the TCP socket: passes everything through,
+ * and follows the TLS record framing of what goes to the client, so that spoilNextRecord() corrupts the
+ * last byte (part of the record's authentication tag) of the next application-data record.
+ */
+export class RecordTap extends Duplex {
+  private readonly raw: net.Socket
+  private armed = false
+  private readonly header = Buffer.alloc(5)
+  private headerBytes = 0
+  /** Payload bytes of the current record still to come, and whether its last byte is to be corrupted. */
+  private remaining = 0
+  private corruptThis = false
+
+  constructor(raw: net.Socket) {
+    super()
+    this.raw = raw
+    raw.on('data', (chunk: Buffer) => {
+      if (!this.push(chunk)) raw.pause()
+    })
+    raw.on('end', () => this.push(null))
+    raw.on('error', (error) => this.destroy(error))
+    raw.on('close', () => this.destroy())
+  }
+
+  spoilNextRecord(): void {
+    this.armed = true
+  }
+
+  override _read(): void {
+    this.raw.resume()
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.raw.write(this.frame(chunk), callback)
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.raw.end(callback)
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.raw.destroy()
+    callback(error)
+  }
+
+  /** Walks the records in the bytes; returns them, with a byte corrupted where one was due. */
+  private frame(chunk: Buffer): Buffer {
+    let out = chunk
+    let i = 0
+    while (i < chunk.length) {
+      if (this.remaining === 0) {
+        this.header[this.headerBytes++] = chunk[i++] as number
+        if (this.headerBytes < 5) continue
+        this.headerBytes = 0
+        this.remaining = this.header.readUInt16BE(3)
+        this.corruptThis = this.armed && this.header[0] === TLS_APPLICATION_DATA && this.remaining > 0
+        if (this.corruptThis) this.armed = false
+        continue
+      }
+      const take = Math.min(this.remaining, chunk.length - i)
+      i += take
+      this.remaining -= take
+      if (this.remaining === 0 && this.corruptThis) {
+        this.corruptThis = false
+        if (out === chunk) out = Buffer.from(chunk)
+        out[i - 1] = (out[i - 1] as number) ^ 0xff
+      }
+    }
+    return out
   }
 }
 
@@ -226,6 +356,9 @@ class Link {
   private readonly ended: Record<Direction, boolean> = {up: false, down: false}
   private readonly waitingForDrain: Record<Direction, boolean> = {up: false, down: false}
   private readonly scan: boolean
+  private readonly tap: RecordTap | undefined
+  /** The response to the request last seen is to be spoilt: its first bytes go out in a corrupted record. */
+  private spoilResponse = false
   private partialLine = ''
   /** The framing of the response in flight (TLS termination only), to end it at a chunk boundary. */
   private response = new ChunkedResponse()
@@ -233,9 +366,10 @@ class Link {
   private closePending = false
   private destroyed = false
 
-  constructor(proxy: TcpProxy, client: net.Socket, upstream: net.Socket, scan: boolean) {
+  constructor(proxy: TcpProxy, client: net.Socket, upstream: net.Socket, scan: boolean, tap?: RecordTap) {
     this.proxy = proxy
     this.scan = scan
+    this.tap = tap
     this.sockets = {up: {from: client, to: upstream}, down: {from: upstream, to: client}}
     for (const direction of ['up', 'down'] as const) {
       const {from} = this.sockets[direction]
@@ -288,7 +422,12 @@ class Link {
     if (mode === 'blackhole') return
     if (direction === 'up' && this.scan && this.matchesStall(chunk)) this.stalled = true
     if (direction === 'down' && this.scan) {
-      const boundary = this.response.feed(chunk, this.endingResponse)
+      const boundary = this.response.feed(chunk, this.endingResponse, (status) => this.proxy.sawResponse(status))
+      if (this.spoilResponse) {
+        // Armed just before the response's first bytes are written: the record that carries them is spoilt.
+        this.spoilResponse = false
+        this.tap?.spoilNextRecord()
+      }
       if (this.endingResponse) {
         if (boundary !== undefined) this.finishResponse(chunk.subarray(0, boundary))
         return
@@ -323,7 +462,9 @@ class Link {
       this.lastRequest = line
       // HTTP/1.1 without pipelining: the next bytes down are this request's response.
       this.response = new ChunkedResponse()
-      if (this.proxy.sawRequest(line)) stall = true
+      const seen = this.proxy.sawRequest(line)
+      if (seen.stall) stall = true
+      if (seen.spoil) this.spoilResponse = true
     }
     return stall
   }
@@ -375,8 +516,11 @@ class ChunkedResponse {
     return this.state === 'size' && this.sizeLine === ''
   }
 
-  /** Reads the bytes; with findBoundary, returns the offset just past the first chunk boundary in them. */
-  feed(bytes: Buffer, findBoundary: boolean): number | undefined {
+  /**
+   * Reads the bytes; with findBoundary, returns the offset just past the first chunk boundary in them.
+   * Calls onStatus with the status code once the head is complete.
+   */
+  feed(bytes: Buffer, findBoundary: boolean, onStatus?: (status: number) => void): number | undefined {
     let i = 0
     while (i < bytes.length) {
       if (this.state === 'other') return undefined
@@ -394,6 +538,8 @@ class ChunkedResponse {
       if (this.state === 'head') {
         this.head = (this.head + char).slice(-16_384)
         if (!this.head.endsWith('\r\n\r\n')) continue
+        const status = /^HTTP\/1\.[01] (\d{3})/.exec(this.head)?.[1]
+        if (status !== undefined) onStatus?.(Number(status))
         this.state = /\r\ntransfer-encoding:\s*chunked\r\n/i.test(this.head) ? 'size' : 'other'
       } else if (this.state === 'crlf') {
         if (--this.remaining > 0) continue
@@ -435,7 +581,7 @@ interface KubeconfigFile {
  * changes the server's port: the serving certificate has IP SAN 127.0.0.1, so TLS still verifies end to
  * end. With it, the copy trusts the proxy's own CA and the proxy dials upstream as the kubeconfig's user.
  */
-export async function proxyKubeconfig(source: string, target: string, options: {terminateTls?: boolean} = {}): Promise<ProxiedKubeconfig> {
+export async function proxyKubeconfig(source: string, target: string, options: {terminateTls?: boolean; lossy?: {seed: number}} = {}): Promise<ProxiedKubeconfig> {
   const config = parse(await readFile(source, 'utf8')) as KubeconfigFile
   const cluster = config.clusters[0]?.cluster
   if (cluster === undefined) throw new Error(`${source} has no cluster`)
@@ -451,7 +597,8 @@ export async function proxyKubeconfig(source: string, target: string, options: {
     tlsOptions = {server: serving, upstream: {caPem, certPem: fromB64(user['client-certificate-data']), keyPem: fromB64(user['client-key-data'])}}
     cluster['certificate-authority-data'] = Buffer.from(ca.certPem).toString('base64')
   }
-  const proxy = new TcpProxy({target: {host: server.hostname, port: Number(server.port)}, tls: tlsOptions})
+  if (options.lossy !== undefined && tlsOptions === undefined) throw new Error('a lossy link needs terminateTls')
+  const proxy = new TcpProxy({target: {host: server.hostname, port: Number(server.port)}, tls: tlsOptions, lossy: options.lossy})
   const port = await proxy.start()
   cluster.server = `https://127.0.0.1:${port}`
   await writeFile(target, stringify(config), {mode: 0o600})

@@ -9,7 +9,7 @@ import net from 'node:net'
 import type {AddressInfo} from 'node:net'
 import {expect} from 'chai'
 import {createCertificateAuthority} from '../../../src/controlplane/pki.ts'
-import {TcpProxy} from '../../support/tcp-proxy.ts'
+import {seededRandom, TcpProxy} from '../../support/tcp-proxy.ts'
 import {waitFor} from '../../support/wait.ts'
 
 const QUIET_MS = 300
@@ -150,11 +150,20 @@ describe('TcpProxy (test support, real sockets)', () => {
     let server: https.Server
     let tlsProxy: TcpProxy
     let proxyCa: string
+    let proxyTls: NonNullable<ConstructorParameters<typeof TcpProxy>[0]['tls']>
+    /** Requests the server handled, by path. */
+    let handled: string[]
 
     beforeEach(async () => {
+      handled = []
       const upstreamCa = await createCertificateAuthority('upstream-ca')
       const serving = await upstreamCa.issue({commonName: 'upstream', usage: 'server', ipAddresses: ['127.0.0.1']})
       server = https.createServer({cert: serving.certPem, key: serving.keyPem}, (request, response) => {
+        handled.push(String(request.url))
+        if (request.url?.startsWith('/busy')) {
+          response.statusCode = 429
+          return void response.end('too many requests')
+        }
         if (!request.url?.startsWith('/stream')) return void response.end(`answer to ${request.url}`)
         // A watch: one event per chunk, forever.
         let n = 0
@@ -164,14 +173,14 @@ describe('TcpProxy (test support, real sockets)', () => {
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
       const ca = await createCertificateAuthority('proxy-ca')
       proxyCa = ca.certPem
-      tlsProxy = new TcpProxy({
-        target: {host: '127.0.0.1', port: (server.address() as AddressInfo).port},
-        tls: {server: await ca.issue({commonName: 'proxy', usage: 'server', ipAddresses: ['127.0.0.1']}), upstream: {caPem: upstreamCa.certPem}},
-      })
+      proxyTls = {server: await ca.issue({commonName: 'proxy', usage: 'server', ipAddresses: ['127.0.0.1']}), upstream: {caPem: upstreamCa.certPem}}
+      tlsProxy = new TcpProxy({target: {host: '127.0.0.1', port: (server.address() as AddressInfo).port}, tls: proxyTls})
       await tlsProxy.start()
     })
 
+    const lossyProxies: TcpProxy[] = []
     afterEach(async () => {
+      for (const proxy of lossyProxies.splice(0)) await proxy.close()
       await tlsProxy.close()
       server.closeAllConnections()
       server.close()
@@ -258,6 +267,100 @@ describe('TcpProxy (test support, real sockets)', () => {
       } finally {
         agent.destroy()
       }
+    })
+
+    describe('a lossy link', () => {
+      const lossy = async (seed: number) => {
+        const proxy = new TcpProxy({target: {host: '127.0.0.1', port: (server.address() as AddressInfo).port}, tls: proxyTls, lossy: {seed}})
+        await proxy.start()
+        lossyProxies.push(proxy)
+        return proxy
+      }
+
+      /** Sends requests one after the other over keep-alive connections, as a client would; the outcome of each. */
+      const run = async (proxy: TcpProxy, requests: {method: string; path: string}[]) => {
+        const agent = new https.Agent({keepAlive: true, maxSockets: 1, ca: proxyCa})
+        const outcomes: string[] = []
+        try {
+          for (const {method, path} of requests) {
+            outcomes.push(
+              await new Promise<string>((resolve) => {
+                const request = https.request({host: '127.0.0.1', port: proxy.port, path, method, agent}, (response) => {
+                  let body = ''
+                  response.setEncoding('utf8')
+                  response.on('data', (chunk: string) => (body += chunk))
+                  response.on('end', () => resolve(`${response.statusCode} ${body}`))
+                  response.on('error', (error: NodeJS.ErrnoException) => resolve(`error ${error.code ?? error.message}`))
+                })
+                request.setTimeout(10_000, () => request.destroy(new Error('timed out')))
+                request.on('error', (error: NodeJS.ErrnoException) => resolve(`error ${error.code ?? error.message}`))
+                request.end(method === 'PUT' ? '{"spec":{}}' : undefined)
+              }),
+            )
+          }
+        } finally {
+          agent.destroy()
+        }
+        return outcomes
+      }
+      const gets = (n: number, prefix = '/get') => Array.from({length: n}, (_, i) => ({method: 'GET', path: `${prefix}/${i}`}))
+
+      it('spoils the chosen share of requests: each one fails with a TLS error, every other one is answered', async () => {
+        const proxy = await lossy(7)
+        proxy.spoilRequests(0.1)
+        const outcomes = await run(proxy, gets(200))
+        const failed = outcomes.flatMap((o, i) => (o.startsWith('error') ? [i] : []))
+        // About 20 of 200 (the seed fixes the count); a link that spoils nothing, or everything, fails here.
+        expect(failed.length).to.be.within(8, 40)
+        expect(proxy.spoiled).to.deep.equal(failed.map((i) => `GET /get/${i} HTTP/1.1`))
+        // Not a reset or a close (which a client may resend): the client's TLS layer rejected a record.
+        for (const i of failed) expect(outcomes[i]).to.match(/^error ERR_SSL_/)
+        outcomes.forEach((o, i) => failed.includes(i) || expect(o).to.equal(`200 answer to /get/${i}`))
+        // The server handled every request, the spoilt ones too: only their answers were garbled.
+        expect(handled).to.have.length(200)
+      })
+
+      it('chooses the same requests for the same seed, others for another seed', async () => {
+        const spoilt = async (seed: number) => {
+          const proxy = await lossy(seed)
+          proxy.spoilRequests(0.2)
+          await run(proxy, gets(60))
+          return proxy.spoiled
+        }
+        const first = await spoilt(42)
+        expect(first).to.not.be.empty
+        expect(await spoilt(42)).to.deep.equal(first)
+        expect(await spoilt(43)).to.not.deep.equal(first)
+        // The sequence itself: repeatable, in [0, 1).
+        const a = seededRandom(5)
+        const b = seededRandom(5)
+        for (let i = 0; i < 100; i++) expect(a()).to.equal(b()).and.be.within(0, 1 - Number.EPSILON)
+      })
+
+      it('spoils only requests that match its pattern, writes too (they land), and stops on heal()', async () => {
+        const proxy = await lossy(1)
+        proxy.spoilRequests(1, /^PUT /)
+        const outcomes = await run(proxy, [{method: 'GET', path: '/a'}, {method: 'PUT', path: '/w'}, {method: 'GET', path: '/b'}])
+        expect(outcomes[0]).to.equal('200 answer to /a')
+        expect(outcomes[1]).to.match(/^error ERR_SSL_/)
+        expect(outcomes[2]).to.equal('200 answer to /b')
+        expect(handled).to.include('/w')
+        proxy.heal()
+        expect(await run(proxy, [{method: 'PUT', path: '/w2'}])).to.deep.equal(['200 answer to /w2'])
+        expect(proxy.spoiled).to.deep.equal(['PUT /w HTTP/1.1'])
+      })
+
+      it('counts the responses by status, 429s included', async () => {
+        const proxy = await lossy(1)
+        await run(proxy, [...gets(3), ...gets(2, '/busy')])
+        expect(Object.fromEntries(proxy.statuses)).to.deep.equal({200: 3, 429: 2})
+      })
+
+      it('refuses to spoil without the lossy option, and a share outside 0..1', async () => {
+        expect(() => tlsProxy.spoilRequests(0.1)).to.throw(/lossy/)
+        const proxy = await lossy(1)
+        expect(() => proxy.spoilRequests(1.5)).to.throw(/within 0..1/)
+      })
     })
   })
 })
