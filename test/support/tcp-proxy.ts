@@ -38,6 +38,7 @@ import {Duplex} from 'node:stream'
 import tls from 'node:tls'
 import {parse, stringify} from 'yaml'
 import {createCertificateAuthority} from '../../src/controlplane/pki.ts'
+import {seededRandom} from './seeded-random.ts'
 
 export interface TcpProxyOptions {
   target: {host: string; port: number}
@@ -254,18 +255,6 @@ export class TcpProxy {
       })
     }
     this.links.add(new Link(this, client, upstream, tlsOptions !== undefined, tap))
-  }
-}
-
-/** A small deterministic generator (mulberry32): the same seed, the same sequence in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
   }
 }
 

@@ -9,7 +9,8 @@ import net from 'node:net'
 import type {AddressInfo} from 'node:net'
 import {expect} from 'chai'
 import {createCertificateAuthority} from '../../../src/controlplane/pki.ts'
-import {seededRandom, TcpProxy} from '../../support/tcp-proxy.ts'
+import {seededRandom} from '../../support/seeded-random.ts'
+import {TcpProxy} from '../../support/tcp-proxy.ts'
 import {waitFor} from '../../support/wait.ts'
 
 const QUIET_MS = 300

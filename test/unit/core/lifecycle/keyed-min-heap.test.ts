@@ -1,5 +1,6 @@
 import {expect} from 'chai'
 import {KeyedMinHeap} from '../../../../src/core/lifecycle/keyed-min-heap.ts'
+import {seededRandom} from '../../../support/seeded-random.ts'
 
 function drain(heap: KeyedMinHeap<string>): string[] {
   const out: string[] = []
@@ -43,7 +44,7 @@ describe('KeyedMinHeap', () => {
   it('keeps the heap order under a long mix of sets, deletes and pops, checked after every step', () => {
     const heap = new KeyedMinHeap<number>()
     const model = new Map<number, number>()
-    const random = mulberry32(0x9e3779b9)
+    const random = seededRandom(0x9e3779b9)
     const below = (n: number) => Math.floor(random() * n)
     const counts = {set: 0, delete: 0, pop: 0}
     for (let step = 0; step < 20_000; step++) {
@@ -77,18 +78,6 @@ describe('KeyedMinHeap', () => {
     expect(popped).to.deep.equal([...model.values()].sort((a, b) => a - b))
   })
 })
-
-/** mulberry32: a small, seeded 32-bit PRNG with a full period, uniform in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-  }
-}
 
 /**
  * The heap's structure, read through its private fields (TypeScript's bracket access): every parent's
