@@ -28,6 +28,8 @@ export interface PoolKind {
   /** IRI runtime probe: gRPC service (package-qualified) and method. */
   readonly runtimeService: string
   readonly probeMethod: string
+  /** The probe's method as gRPC names it, with the leading `/`: the one spelling in every Ready message. */
+  readonly probePath: string
   /** Environment variable naming the runtime endpoint, then the well-known sockets in order. */
   readonly runtimeEndpointEnv: string
   readonly wellKnownSockets: readonly string[]
@@ -62,6 +64,7 @@ function poolKind(
     csrSubresource: `${name}poolclient`,
     runtimeService,
     probeMethod,
+    probePath: `/${runtimeService}/${probeMethod}`,
     runtimeEndpointEnv: `IRI_${name.toUpperCase()}_RUNTIME_ENDPOINT`,
     wellKnownSockets: [`/var/run/iri-${name}broker.sock`, `/var/run/iri-${name}provider.sock`],
     readyMessage: `${name} runtime status probe succeeded`,

@@ -18,6 +18,7 @@ import {AbortError} from 'abort-controller-x'
 import {ClientError, Status} from 'nice-grpc-common'
 import {connect as connectSocket} from 'node:net'
 import {connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders} from 'node:http2'
+import {formatDuration} from '../core/index.ts'
 import {grpcTimeout} from './wire-deadline.ts'
 
 /** The largest answer read (grpc-js's default receive limit); a larger one fails RESOURCE_EXHAUSTED. */
@@ -71,6 +72,30 @@ export interface CallOptions {
   signal: AbortSignal
 }
 
+/** A stream the server refused unprocessed (RST_STREAM REFUSED_STREAM, as after its GOAWAY): safe to send again. */
+class Refused extends Error {}
+
+/** The grpc-status codes there are (0 OK to 16 UNAUTHENTICATED); another number is read as UNKNOWN, naming it. */
+const HIGHEST_STATUS: number = Status.UNAUTHENTICATED
+
+/**
+ * A grpc-status value as a status, or an error naming a malformed one (grpc-go: "malformed
+ * grpc-status", INTERNAL): never NaN, never a code that has no name.
+ */
+function readStatus(path: string, value: string | string[] | undefined, message: unknown): ClientError {
+  const text = Array.isArray(value) ? value.join(',') : String(value)
+  if (!/^\d{1,10}$/.test(text)) return new ClientError(path, Status.INTERNAL, `malformed grpc-status ${JSON.stringify(text)}`)
+  const code = Number(text)
+  const details = decodeMessage(message)
+  if (code > HIGHEST_STATUS) return new ClientError(path, Status.UNKNOWN, `grpc-status ${code}${details === '' ? '' : `: ${details}`}`)
+  return new ClientError(path, code, details)
+}
+
+/** application/grpc, alone or with a suffix (+proto, +json) or parameters, as the protocol spells it. */
+function isGrpcContentType(value: unknown): boolean {
+  return typeof value === 'string' && /^application\/grpc(?:[+;].*)?$/i.test(value.trim())
+}
+
 export class UnaryChannel {
   private session: ClientHttp2Session | undefined
   private closed = false
@@ -83,9 +108,30 @@ export class UnaryChannel {
     this.authority = 'path' in this.target ? 'localhost' : `${this.target.host}:${this.target.port}`
   }
 
-  /** One unary call: the request message's bytes out, the answer's message bytes back. */
-  call(path: string, request: Uint8Array, options: CallOptions): Promise<Uint8Array> {
-    const {signal, timeoutMs} = options
+  /**
+   * One unary call: the request message's bytes out, the answer's message bytes back. A stream the
+   * server refused unprocessed (REFUSED_STREAM: a GOAWAY crossed the call on the wire) is sent once
+   * more on a fresh session within the same deadline, as grpc-go and grpc-js retry it transparently.
+   */
+  async call(path: string, request: Uint8Array, options: CallOptions): Promise<Uint8Array> {
+    const deadline = performance.now() + options.timeoutMs
+    try {
+      return await this.attempt(path, request, options.signal, options.timeoutMs)
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error
+      const left = deadline - performance.now()
+      if (left <= 0) throw new ClientError(path, Status.DEADLINE_EXCEEDED, `no answer within ${formatDuration(options.timeoutMs)}`)
+      try {
+        return await this.attempt(path, request, options.signal, left)
+      } catch (again) {
+        if (again instanceof Refused) throw new ClientError(path, Status.UNAVAILABLE, again.message)
+        throw again
+      }
+    }
+  }
+
+  /** One stream of a call; rejects with Refused when the server refused it unprocessed. */
+  private attempt(path: string, request: Uint8Array, signal: AbortSignal, timeoutMs: number): Promise<Uint8Array> {
     if (signal.aborted) return Promise.reject(aborted())
     if (this.closed) return Promise.reject(new ClientError(path, Status.UNAVAILABLE, 'the channel is closed'))
     return new Promise<Uint8Array>((resolve, reject) => {
@@ -102,17 +148,20 @@ export class UnaryChannel {
         session.removeListener('error', onSessionError)
         if (--this.inFlight === 0 && !session.destroyed) session.unref()
         if (stream !== undefined && !stream.closed) stream.close(constants.NGHTTP2_CANCEL)
+        // The session that refused a stream is going away: the call's second try dials a fresh one.
+        if (error instanceof Refused) this.retire(session, false)
         if (error === undefined) resolve(message!)
         else reject(error)
       }
       const onAbort = () => finish(aborted())
       const onSessionError = (error: Error) => finish(new ClientError(path, Status.UNAVAILABLE, error.message))
       const timer = setTimeout(() => {
-        finish(new ClientError(path, Status.DEADLINE_EXCEEDED, `no answer within ${timeoutMs} ms`))
+        finish(new ClientError(path, Status.DEADLINE_EXCEEDED, `no answer within ${formatDuration(timeoutMs)}`))
         // No answer may mean no peer (a runtime frozen, or replaced on the same socket path while
         // this session still points at the old one): the next call dials afresh, the kubelet's
-        // answer to a heartbeat that got none.
-        this.drop(session)
+        // answer to a heartbeat that got none. Destroyed, not closed: close() waits for the peer,
+        // and a frozen one never answers, so each heartbeat would leave a socket and a session open.
+        this.retire(session, true)
       }, timeoutMs)
       signal.addEventListener('abort', onAbort, {once: true})
       // A dial that fails (no socket, refused) fails the session, not the stream.
@@ -126,6 +175,8 @@ export class UnaryChannel {
           'grpc-timeout': grpcTimeout(timeoutMs),
         })
       } catch (error) {
+        // A session that is going away (its GOAWAY came in since openSession): a stream it never sent.
+        if ((error as NodeJS.ErrnoException).code === 'ERR_HTTP2_GOAWAY_SESSION') return finish(new Refused((error as Error).message))
         return finish(new ClientError(path, Status.UNAVAILABLE, (error as Error).message))
       }
       this.readAnswer(path, stream, finish)
@@ -136,35 +187,44 @@ export class UnaryChannel {
     })
   }
 
-  /** Reads one unary answer from stream and calls finish with its message or its error. */
+  /**
+   * Reads one unary answer from stream and calls finish with its message or its error, judged as the
+   * gRPC protocol says: HTTP status 200 first, then an application/grpc content-type, then the status
+   * from the trailers (from the headers only when they end the stream: a trailers-only answer).
+   */
   private readAnswer(path: string, stream: ClientHttp2Stream, finish: (error: Error | undefined, message?: Uint8Array) => void): void {
-    let httpStatus = 0
-    let status: Status | undefined
-    let details = ''
+    let answered = false
+    let status: ClientError | undefined
     const chunks: Buffer[] = []
     let received = 0
-    const takeStatus = (headers: IncomingHttpHeaders) => {
-      const code = headers['grpc-status']
-      if (code === undefined) return
-      status = Number(code)
-      details = decodeMessage(headers['grpc-message'])
-    }
-    stream.on('response', (headers) => {
-      httpStatus = Number(headers[constants.HTTP2_HEADER_STATUS])
-      takeStatus(headers) // a trailers-only answer
+    stream.on('response', (headers: IncomingHttpHeaders, flags: number) => {
+      answered = true
+      const httpStatus = Number(headers[constants.HTTP2_HEADER_STATUS])
+      if (httpStatus !== 200) return finish(new ClientError(path, statusOfHttp(httpStatus), `HTTP status ${httpStatus}`))
+      const contentType = headers[constants.HTTP2_HEADER_CONTENT_TYPE]
+      if (!isGrpcContentType(contentType)) return finish(new ClientError(path, Status.UNKNOWN, contentType === undefined ? 'the answer had no content-type' : `unexpected content-type ${JSON.stringify(contentType)}`))
+      // A trailers-only answer: these headers end the stream and carry the status.
+      if ((flags & constants.NGHTTP2_FLAG_END_STREAM) !== 0 && headers['grpc-status'] !== undefined) status = readStatus(path, headers['grpc-status'], headers['grpc-message'])
     })
-    stream.on('trailers', takeStatus)
+    stream.on('trailers', (headers: IncomingHttpHeaders) => {
+      if (headers['grpc-status'] !== undefined) status = readStatus(path, headers['grpc-status'], headers['grpc-message'])
+    })
     stream.on('data', (chunk: Buffer) => {
       received += chunk.length
       if (received > MAX_RECEIVE_BYTES) return finish(new ClientError(path, Status.RESOURCE_EXHAUSTED, `answer larger than ${MAX_RECEIVE_BYTES} bytes`))
       chunks.push(chunk)
     })
     // A failed dial cancels the pending stream with the dial's error as its cause: that is the news.
-    stream.on('error', (error: Error) => finish(new ClientError(path, Status.UNAVAILABLE, error.cause instanceof Error ? error.cause.message : error.message)))
+    // A stream refused unprocessed (REFUSED_STREAM, the server going away) may be sent again.
+    stream.on('error', (error: Error) => {
+      if (!answered && stream.rstCode === constants.NGHTTP2_REFUSED_STREAM) return finish(new Refused(`stream refused by the server (REFUSED_STREAM)`))
+      finish(new ClientError(path, Status.UNAVAILABLE, error.cause instanceof Error ? error.cause.message : error.message))
+    })
     stream.on('close', () => {
-      if (httpStatus !== 200 && status === undefined) return finish(new ClientError(path, httpStatus === 0 ? Status.UNAVAILABLE : statusOfHttp(httpStatus), httpStatus === 0 ? `stream closed (code ${stream.rstCode})` : `HTTP status ${httpStatus}`))
-      if (status === undefined) return finish(new ClientError(path, Status.UNKNOWN, 'the answer had no grpc-status'))
-      if (status !== Status.OK) return finish(new ClientError(path, status, details))
+      if (!answered && stream.rstCode === constants.NGHTTP2_REFUSED_STREAM) return finish(new Refused(`stream refused by the server (REFUSED_STREAM)`))
+      if (!answered) return finish(new ClientError(path, Status.UNAVAILABLE, `stream closed (code ${stream.rstCode})`))
+      if (status === undefined) return finish(new ClientError(path, Status.UNKNOWN, 'the answer had no grpc-status in its trailers'))
+      if (status.code !== Status.OK) return finish(status)
       const body = Buffer.concat(chunks)
       if (body.length < 5) return finish(new ClientError(path, Status.INTERNAL, 'the answer had no message'))
       if (body[0] !== 0) return finish(new ClientError(path, Status.INTERNAL, 'the answer is compressed, which was not asked for'))
@@ -194,13 +254,13 @@ export class UnaryChannel {
   }
 
   /**
-   * Retires session if it is the current one, so that the next call dials a new one. Closed, not
-   * destroyed: the cancelled stream's RST_STREAM still goes out, so a live runtime learns the call ended.
+   * Retires session so that the next call dials a new one: destroyed at once when it went silent
+   * (its socket's fd is freed now, whatever the peer does), else closed (calls in flight end first).
    */
-  private drop(session: ClientHttp2Session): void {
-    if (this.session !== session) return
-    this.session = undefined
-    session.close()
+  private retire(session: ClientHttp2Session, silent: boolean): void {
+    if (this.session === session) this.session = undefined
+    if (silent) session.destroy()
+    else session.close()
   }
 
   /** Ends the session; later calls fail UNAVAILABLE without dialling. */

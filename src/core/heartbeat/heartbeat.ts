@@ -167,7 +167,8 @@ export class Heartbeat {
     else signal.addEventListener('abort', onAbort, {once: true})
     const cancelTimer = clock.setTimer(statusTimeoutMs, () =>
       deadline.abort(
-        new ProbeError(`${kind.runtimeService}/${kind.probeMethod}: no answer within ${formatDuration(statusTimeoutMs)}`),
+        // Spelt as the channel's own deadline error (unary-channel.ts), whichever of the two fires first.
+        new ProbeError(`${kind.probePath} DEADLINE_EXCEEDED: no answer within ${formatDuration(statusTimeoutMs)}`),
       ),
     )
     // Listening before the probe starts lets the deadline win over the probe's own abort error.

@@ -50,6 +50,7 @@ for (const kind of Object.values(POOL_KINDS)) {
 
     it(`calls ${path} and resolves when the runtime answers`, async () => {
       expect(probe.method).to.equal(path)
+      expect(kind.probePath, "the one spelling of the method in every Ready message").to.equal(path)
       await within(GUARD_MS, 'probe', probe.probe(new AbortController().signal))
       expect(runtime.calls).to.deep.equal({probe: 1, version: 0, cancelled: 0})
     })

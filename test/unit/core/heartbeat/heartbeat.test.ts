@@ -121,12 +121,12 @@ describe('Heartbeat', () => {
     await clock.advance(1)
     expect(result?.probe).to.deep.equal({
       ok: false,
-      error: 'machine.v1alpha1.MachineRuntime/Status: no answer within 5s',
+      error: '/machine.v1alpha1.MachineRuntime/Status DEADLINE_EXCEEDED: no answer within 5s',
       durationMs: 5_000,
     })
     expect(result?.lease.outcome).to.equal('created')
     expect(leases.peek(NAME)?.spec.renewTime).to.equal('2026-01-01T00:00:05.000000Z')
-    expect(ready()).to.deep.include({status: 'False', reason: 'RuntimeUnreachable', message: 'machine.v1alpha1.MachineRuntime/Status: no answer within 5s'})
+    expect(ready()).to.deep.include({status: 'False', reason: 'RuntimeUnreachable', message: '/machine.v1alpha1.MachineRuntime/Status DEADLINE_EXCEEDED: no answer within 5s'})
     expect(clock.pending, 'timers left behind').to.equal(0)
   })
 
@@ -136,7 +136,7 @@ describe('Heartbeat', () => {
     await clock.advance(2_000)
     const result = await tick
     expect(probe.signals[0]?.aborted).to.be.true
-    expect(result.probe.error).to.equal('machine.v1alpha1.MachineRuntime/Status: no answer within 2s')
+    expect(result.probe.error).to.equal('/machine.v1alpha1.MachineRuntime/Status DEADLINE_EXCEEDED: no answer within 2s')
   })
 
   it('a tick that changes nothing writes nothing to the pool (resourceVersion unchanged)', async () => {
