@@ -13,6 +13,7 @@ import {availableParallelism, loadavg, tmpdir} from 'node:os'
 import path from 'node:path'
 import type {ControlPlane} from '../src/controlplane/control-plane.ts'
 import {formatDuration} from '../src/core/durations.ts'
+import {POOLLET_DEFAULTS} from '../src/core/heartbeat/poollet-options.ts'
 import {POOL_KINDS} from '../src/core/pool-kinds.ts'
 import {startTestRuntime, type TestRuntime} from '../src/iri/test-runtime.ts'
 import {CliProcess, ensureBuilt} from '../test/support/cli.ts'
@@ -25,20 +26,25 @@ import {stopProcess} from './support/stop.ts'
 import {fmt, printTable} from './support/table.ts'
 
 const flags = parseArgs({
-  interval: {default: '500ms', help: '--heartbeat-interval'},
-  ticks: {default: '20', help: 'ticks measured'},
-  'warmup-ticks': {default: '5', help: 'ticks before measuring (Lease created, Ready written, watch synced)'},
+  mode: {default: 'fast', help: "fast: --interval and friends below; default: the poollet's own defaults (10 s interval, no heartbeat flags), 18 ticks after 3 unless --ticks/--warmup-ticks say otherwise: CPU per tick with the idle time between ticks as a real poollet has it"},
+  interval: {default: '500ms', help: '--heartbeat-interval (mode fast)'},
+  ticks: {default: '', help: 'ticks measured (default 20; 18 in mode default, three minutes)'},
+  'warmup-ticks': {default: '', help: 'ticks before measuring (Lease created, Ready written, watch synced; default 5, 3 in mode default)'},
   'node-flags': nodeFlagsSpec("the poollet's"),
 })
 const kind = POOL_KINDS.machine
 const pool = 'bench-pool'
 const username = `${kind.poolletUserPrefix}${pool}`
-const intervalMs = durationMs('interval', flags.interval)
-const ticks = positiveInt('ticks', flags.ticks)
-const warmup = positiveInt('warmup-ticks', flags['warmup-ticks'])
+if (flags.mode !== 'fast' && flags.mode !== 'default') throw new Error(`--mode=${flags.mode}: want fast or default`)
+const defaults = flags.mode === 'default'
+const intervalMs = defaults ? POOLLET_DEFAULTS.heartbeatIntervalMs : durationMs('interval', flags.interval)
+const ticks = positiveInt('ticks', flags.ticks || (defaults ? '18' : '20'))
+const warmup = positiveInt('warmup-ticks', flags['warmup-ticks'] || (defaults ? '3' : '5'))
 const nodeFlags = nodeFlagsArg(flags['node-flags'])
 // The probe deadline must be below the interval; the Lease must outlive a few intervals (issue 3's rules).
-const poolletArgs = [`--heartbeat-interval=${formatDuration(intervalMs)}`, `--heartbeat-status-timeout=${formatDuration(intervalMs / 2)}`, `--heartbeat-lease-duration=${formatDuration(Math.max(4 * intervalMs, 1000))}`]
+// Mode default passes no heartbeat flag at all: what runs is what a poollet runs when nobody tunes it.
+const poolletArgs = defaults ? [] : [`--heartbeat-interval=${formatDuration(intervalMs)}`, `--heartbeat-status-timeout=${formatDuration(intervalMs / 2)}`, `--heartbeat-lease-duration=${formatDuration(Math.max(4 * intervalMs, 1000))}`]
+const described = defaults ? `the poollet's defaults (--heartbeat-interval=${formatDuration(intervalMs)})` : poolletArgs.join(' ')
 
 const dir = await mkdtemp(path.join(tmpdir(), 'ironpool-bench-'))
 let plane: ControlPlane | undefined
@@ -56,7 +62,7 @@ try {
   runtime = await startTestRuntime({kind, socketPath: path.join(dir, 'runtime.sock')})
   const identity = await plane.userIdentity(username, [kind.poolletGroup])
 
-  progress(`poollet ${poolletArgs.join(' ')}`)
+  progress(`poollet, ${described}`)
   const spawnedAt = Date.now()
   poollet = new CliProcess(['poollet', `--pool-name=${pool}`, `--kind=${kind.name}`, `--runtime-endpoint=${runtime.endpoint}`, `--kubeconfig=${identity.kubeconfig}`, '--log-format=json', ...poolletArgs], {}, nodeFlags)
   const probes = () => runtime!.calls.probe
@@ -77,7 +83,7 @@ try {
   const firstLease = firstRequest(audit.logFile, ['create', 'update'], 'leases')
   const errors = poollet.logs().filter((l) => Number(l.level) >= 50 || l.level === 'error').length
 
-  process.stdout.write(`\nRun: one machine pool, ${poolletArgs.join(' ')}, ${measured} ticks measured after ${warmup} warm-up ticks; ` +
+  process.stdout.write(`\nRun: one machine pool, ${described}, ${measured} ticks measured after ${warmup} warm-up ticks; ` +
     `load average ${fmt(loadavg()[0]!, 2)} on ${availableParallelism()} cores; ${errors} error log lines\n`)
   printTable('Idle poollet', [
     ['figure', 'value'],
