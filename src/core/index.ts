@@ -105,12 +105,17 @@ export {
   CSR_RULES,
   POOLLET_CSR_USAGES,
   brokenRule,
+  isValidObjectName,
   judgePoolletCsr,
   poolletCsrTemplate,
+  poolletRequesterKind,
+  subjectText,
   type CsrFacts,
   type CsrJudgement,
+  type CsrRequester,
   type CsrRule,
   type PoolletCsrTemplate,
+  type SubjectAttribute,
 } from './identity/poollet-csr.ts'
 export {
   RENEW_AT_MAX,
@@ -133,3 +138,4 @@ export {
   type KubeconfigSource,
 } from './identity/identity-options.ts'
 export {TokenBucket} from './token-bucket.ts'
+export {FairQueue, type FairQueueOptions} from './fair-queue.ts'

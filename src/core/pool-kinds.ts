@@ -21,10 +21,15 @@ export interface PoolKind {
   /**
    * IronCore's bootstrap identities: the group a bootstrap token of this kind's poollets carries, and the
    * subresource of certificatesigningrequests whose `create` a SubjectAccessReview checks before a
-   * poollet's client certificate is approved.
+   * poollet's client certificate is approved for a requester that is not a poollet (IronCore's names).
    */
   readonly bootstrapperGroup: string
   readonly csrSubresource: string
+  /**
+   * The subresource a poollet renewing its own certificate must be allowed to `create`, after
+   * Kubernetes' `selfnodeclient` (IronCore names none: its poollets hold csrSubresource itself).
+   */
+  readonly selfCsrSubresource: string
   /** IRI runtime probe: gRPC service (package-qualified) and method. */
   readonly runtimeService: string
   readonly probeMethod: string
@@ -62,6 +67,7 @@ function poolKind(
     poolletUserPrefix: `${group}:system:${name}pool:`,
     bootstrapperGroup: `system:bootstrappers:${group.replaceAll('.', '-')}:${plural}`,
     csrSubresource: `${name}poolclient`,
+    selfCsrSubresource: `self${name}poolclient`,
     runtimeService,
     probeMethod,
     probePath: `/${runtimeService}/${probeMethod}`,

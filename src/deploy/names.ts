@@ -35,9 +35,18 @@ export function poolletClusterRoleName(kind: PoolKind): string {
   return `ironpool:${kind.poolletGroup}`
 }
 
-/** The ClusterRole (and binding) that lets a kind's bootstrappers and poollets request client certificates. */
+/**
+ * The ClusterRole (and binding) that lets a kind's bootstrappers request client certificates for any
+ * pool of the kind. The name is the one that once bound the poollets too: applying this release's
+ * manifests replaces that binding's subjects, so no cluster keeps the old grant.
+ */
 export function poolletCsrRoleName(kind: PoolKind): string {
   return `${poolletClusterRoleName(kind)}:csr`
+}
+
+/** The ClusterRole (and binding) that lets a kind's poollets renew their own client certificates. */
+export function poolletSelfCsrRoleName(kind: PoolKind): string {
+  return `${poolletClusterRoleName(kind)}:csr-self`
 }
 
 /** The controller's opt-in CSR approver (deploy/csr-approver). */

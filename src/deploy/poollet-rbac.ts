@@ -6,7 +6,7 @@
  */
 import {CSR_API_GROUP, type PoolKind} from '../core/index.ts'
 import {clusterRole, clusterRoleBinding, groupSubject, role, roleBinding, type Manifest} from './manifest.ts'
-import {poolletClusterRoleName, poolletCsrRoleName} from './names.ts'
+import {poolletClusterRoleName, poolletCsrRoleName, poolletSelfCsrRoleName} from './names.ts'
 
 /** Where Events of cluster-scoped pools go, as the kubelet's of Nodes do (src/kube/stores/event-recorder.ts). */
 const CLUSTER_EVENT_NAMESPACE = 'default'
@@ -25,19 +25,23 @@ export function poolletPoolRbac(kind: PoolKind): Manifest[] {
 }
 
 /**
- * Client certificates by CSR, as IronCore grants them: the kind's bootstrap tokens (to get a first
- * certificate) and its poollets (to renew theirs with the current identity) may create CSRs, read them
- * (to wait for the certificate), and `create` the subresource `certificatesigningrequests/<kind>poolclient`
- * that the approver's SubjectAccessReview asks about. Reading CSRs shows other requests' subjects and
- * certificates, which are public; the private keys never leave the poollets.
+ * Client certificates by CSR, split by who asks, as Kubernetes splits nodeclient and selfnodeclient:
+ * the kind's bootstrap tokens may create CSRs, read them (to wait for the certificate), and `create`
+ * `certificatesigningrequests/<kind>poolclient`, which the approver's SubjectAccessReview asks about for
+ * a requester that is not a poollet (any pool name of the kind); the kind's poollets get the same CSR
+ * verbs and `certificatesigningrequests/self<kind>poolclient` only, which the approver asks about for a
+ * poollet renewing its own name (and it approves a poollet nothing else). Reading CSRs shows other
+ * requests' subjects and certificates, which are public; the private keys never leave the poollets.
  */
 export function poolletCsrRbac(kind: PoolKind): Manifest[] {
-  const name = poolletCsrRoleName(kind)
+  const csrs = {apiGroups: [CSR_API_GROUP], resources: ['certificatesigningrequests'], verbs: ['create', 'get', 'list', 'watch']}
+  const subresource = (name: string) => ({apiGroups: [CSR_API_GROUP], resources: [`certificatesigningrequests/${name}`], verbs: ['create']})
+  const bootstrap = poolletCsrRoleName(kind)
+  const self = poolletSelfCsrRoleName(kind)
   return [
-    clusterRole(name, [
-      {apiGroups: [CSR_API_GROUP], resources: ['certificatesigningrequests'], verbs: ['create', 'get', 'list', 'watch']},
-      {apiGroups: [CSR_API_GROUP], resources: [`certificatesigningrequests/${kind.csrSubresource}`], verbs: ['create']},
-    ]),
-    clusterRoleBinding(name, [groupSubject(kind.bootstrapperGroup), groupSubject(kind.poolletGroup)]),
+    clusterRole(bootstrap, [csrs, subresource(kind.csrSubresource)]),
+    clusterRoleBinding(bootstrap, [groupSubject(kind.bootstrapperGroup)]),
+    clusterRole(self, [csrs, subresource(kind.selfCsrSubresource)]),
+    clusterRoleBinding(self, [groupSubject(kind.poolletGroup)]),
   ]
 }

@@ -1,18 +1,14 @@
 /**
  * What the identity tests need: a private control plane (the policy and RBAC are cluster-wide) with
  * deploy/default's layers and the opt-in CSR approver's RBAC applied, optionally the real CSR signer,
- * bootstrap tokens, and CSRs of any shape made with @peculiar/x509.
+ * bootstrap tokens, and CSRs of any shape (made by test/support/csr-craft.ts).
  */
-import 'reflect-metadata'
-import * as x509 from '@peculiar/x509'
 import {CertificatesV1Api, CoreV1Api, KubeConfig, type V1CertificateSigningRequest} from '@kubernetes/client-node'
-import {webcrypto} from 'node:crypto'
+import {CLIENT_SIGNER, POOLLET_CSR_USAGES} from '../../src/core/identity/poollet-csr.ts'
 import {ControlPlane, type Identity} from '../../src/controlplane/control-plane.ts'
 import type {PoolKind} from '../../src/core/pool-kinds.ts'
 import {DEPLOY_DIR} from './control-plane.ts'
 import {controllerIdentity} from './controller-env.ts'
-
-x509.cryptoProvider.set(webcrypto)
 
 export async function identityPlane(options: {signingDurationSeconds?: number} = {}): Promise<{plane: ControlPlane; controller: Identity}> {
   const plane = await ControlPlane.start()
@@ -37,30 +33,14 @@ export function clients(kubeconfig: string): {certificates: CertificatesV1Api; c
   return {certificates: kc.makeApiClient(CertificatesV1Api), core: kc.makeApiClient(CoreV1Api)}
 }
 
-export interface CsrShape {
-  commonName: string
-  organizations: string[]
-  usages: string[]
-  dnsNames?: string[]
-  signerName?: string
-}
-
-/** Creates a CSR of the given shape as the identity; resolves with its name. */
-export async function createCsr(kubeconfig: string, shape: CsrShape): Promise<string> {
-  const alg = {name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256'}
-  const keys = await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])
-  const request = await x509.Pkcs10CertificateRequestGenerator.create({
-    name: [{CN: [shape.commonName]}, ...shape.organizations.map((o) => ({O: [o]}))],
-    keys,
-    signingAlgorithm: alg,
-    extensions: shape.dnsNames ? [new x509.SubjectAlternativeNameExtension(shape.dnsNames.map((value) => ({type: 'dns' as const, value})))] : [],
-  })
+/** Creates a CSR of this PEM text (real DER, test/support/csr-craft.ts) as the identity; resolves with its name. */
+export async function submitCsr(kubeconfig: string, csr: {pem: string; signerName?: string; usages?: readonly string[]; name?: string}): Promise<string> {
   const body: V1CertificateSigningRequest = {
-    metadata: {generateName: 'test-'},
+    metadata: csr.name === undefined ? {generateName: 'test-'} : {name: csr.name},
     spec: {
-      request: Buffer.from(request.toString('pem')).toString('base64'),
-      signerName: shape.signerName ?? 'kubernetes.io/kube-apiserver-client',
-      usages: shape.usages,
+      request: Buffer.from(csr.pem).toString('base64'),
+      signerName: csr.signerName ?? CLIENT_SIGNER,
+      usages: [...(csr.usages ?? POOLLET_CSR_USAGES)],
     },
   }
   const created = await clients(kubeconfig).certificates.createCertificateSigningRequest({body})

@@ -1,10 +1,17 @@
 /**
- * The CertificateSigningRequest of a poollet's client certificate, and IronCore's rules for approving
- * one (IronCore's `internal/controllers/core/certificate/{compute,storage}`), as pure functions. The
- * poollet builds its request from poolletCsrTemplate(); the controller's opt-in approver judges every
- * CSR with judgePoolletCsr() and then asks a SubjectAccessReview for `create` on the kind's
- * `certificatesigningrequests/<kind>poolclient`. A CSR that IronCore's approver would not approve is not
- * approved here either, so ironpool's poollets work unchanged on an IronCore cluster.
+ * The CertificateSigningRequest of a poollet's client certificate, and the rules for approving one, as
+ * pure functions. The poollet builds its request from poolletCsrTemplate(); the controller's opt-in
+ * approver reads every CSR's DER into CsrFacts (src/kube/identity/x509.ts) and judges it here with
+ * judgePoolletCsr().
+ *
+ * The approver is an authority: what it approves, kube-controller-manager's signer signs and
+ * kube-apiserver believes. So the rules read the request as those two do, and accept one shape only,
+ * the one a poollet sends: Go's x509 parser keeps the *last* CN of a subject and *every* O, the signer
+ * copies that parsed subject and every SAN into the certificate, and kube-apiserver takes the CN as the
+ * username and each O as a group. A subject of exactly one single-valued CN and one single-valued O
+ * leaves nothing to read two ways. Then the requester: a poollet may obtain only its own name (after
+ * Kubernetes' `selfnodeclient`), with the SubjectAccessReview on the kind's self subresource; any other
+ * requester (a bootstrap token) needs the kind's bootstrap subresource, and may name any pool of it.
  */
 import {POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../pool-kinds.ts'
 
@@ -32,29 +39,67 @@ export function poolletCsrTemplate(kind: PoolKind, pool: string): PoolletCsrTemp
   return {commonName: `${kind.poolletUserPrefix}${pool}`, organization: kind.poolletGroup, signerName: CLIENT_SIGNER, usages: POOLLET_CSR_USAGES}
 }
 
-/** What the rules read of a CSR: the object's signer and usages, and the PKCS#10 request's subject and SANs. */
+/** One attribute of a subject RDN as encoded: its type (CN, O, OU, ... or a dotted OID), its ASN.1 string type, its value. */
+export interface SubjectAttribute {
+  type: string
+  /** e.g. PrintableString, UTF8String, BMPString; `other` for a value that is no string. */
+  stringType: string
+  value: string
+}
+
+/** What the rules read of a CSR: the object's spec, and the PKCS#10 request's DER as it is encoded. */
 export interface CsrFacts {
   signerName: string
   usages: readonly string[]
-  commonName: string
-  organizations: readonly string[]
-  dnsNames: readonly string[]
-  emailAddresses: readonly string[]
-  ipAddresses: readonly string[]
-  uris: readonly string[]
+  /** Why spec.request is not one PEM block holding one DER-encoded PKCS#10 request (v1), or undefined. */
+  unreadable?: string
+  /** The subject's RDNs in encoded order, each with its attributes. */
+  subject: ReadonlyArray<readonly SubjectAttribute[]>
+  /** Each requested extension (extensionRequest attribute), e.g. `subjectAltName (dns, uri)`. */
+  extensions: readonly string[]
+  /** Each attribute of the request other than extensionRequest, by name or OID. */
+  attributes: readonly string[]
+  /** The request's own signature verifies with its public key. */
+  signatureValid: boolean
 }
 
-/** IronCore's rules, in the order IronCore checks them. */
-export const CSR_RULES = ['signer', 'organization', 'no-dns-sans', 'no-email-sans', 'no-ip-sans', 'no-uri-sans', 'common-name', 'usages'] as const
+/** Who asked: the CSR's spec.username and spec.groups, set by kube-apiserver from the requester's credentials. */
+export interface CsrRequester {
+  username: string
+  groups: readonly string[]
+}
+
+/** The rules, in the order they are checked; the first one broken is reported. */
+export const CSR_RULES = [
+  'encoding',
+  'signature',
+  'signer',
+  'usages',
+  'subject',
+  'organization',
+  'common-name',
+  'pool-name',
+  'no-extensions',
+  'no-attributes',
+  'self',
+] as const
 export type CsrRule = (typeof CSR_RULES)[number]
 
 export type CsrJudgement =
   /** Every rule holds for this kind: approve once the SubjectAccessReview allows `create` on `subresource`. */
   | {verdict: 'recognised'; kind: PoolKind; pool: string; subresource: string}
-  /** Looks like this kind's poollet (its O or CN prefix) but breaks `rule`: never approved. */
+  /** A poollet's request by its subject or its requester, but it breaks `rule`: never approved. */
   | {verdict: 'broken'; kind: PoolKind; rule: CsrRule; message: string}
-  /** No poollet's request at all: left to other approvers, without a word. */
+  /** No poollet's request and no poollet's or bootstrapper's requester: left to other approvers, without a word. */
   | {verdict: 'foreign'}
+
+const STRING_TYPES = new Set(['PrintableString', 'UTF8String'])
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
+
+/** A valid name of a cluster-scoped object: a DNS-1123 subdomain of at most 253 characters. */
+export function isValidObjectName(name: string): boolean {
+  return name.length > 0 && name.length <= 253 && DNS1123_SUBDOMAIN.test(name)
+}
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
   const left = new Set(a)
@@ -62,39 +107,93 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
   return left.size === right.size && [...left].every((value) => right.has(value))
 }
 
-/** The first of IronCore's rules that the CSR breaks for this kind, with IronCore's message, or undefined. */
-export function brokenRule(kind: PoolKind, csr: CsrFacts): {rule: CsrRule; message: string} | undefined {
-  const checks: Array<[CsrRule, boolean, string]> = [
-    ['signer', csr.signerName === CLIENT_SIGNER, `signer is not ${CLIENT_SIGNER}`],
-    ['organization', csr.organizations.length === 1 && csr.organizations[0] === kind.poolletGroup, `organization is not ${kind.poolletGroup}`],
-    ['no-dns-sans', csr.dnsNames.length === 0, 'dns subject alternative names are not allowed'],
-    ['no-email-sans', csr.emailAddresses.length === 0, 'email subject alternative names are not allowed'],
-    ['no-ip-sans', csr.ipAddresses.length === 0, 'ip subject alternative names are not allowed'],
-    ['no-uri-sans', csr.uris.length === 0, 'uri subject alternative names are not allowed'],
-    ['common-name', csr.commonName.startsWith(kind.poolletUserPrefix), `subject common name does not begin with ${kind.poolletUserPrefix}`],
-    ['usages', sameSet(csr.usages, POOLLET_CSR_USAGES), `usages did not match [${POOLLET_CSR_USAGES.join(', ')}]`],
-  ]
-  const broken = checks.find(([, holds]) => !holds)
-  return broken === undefined ? undefined : {rule: broken[0], message: broken[2]}
+/** The subject as RFC 4514 writes it (in encoded order; `+` joins a multi-valued RDN), for messages. */
+export function subjectText(subject: CsrFacts['subject']): string {
+  return subject.map((rdn) => rdn.map((a) => `${a.type}=${a.value}`).join('+')).join(', ') || '(empty)'
+}
+
+/** The single CN and single O of a subject of exactly those two single-valued RDNs, or why it is not one. */
+function subjectShape(subject: CsrFacts['subject']): {commonName: string; organization: string} | {problem: string} {
+  const problem = (why: string) => ({problem: `subject must be one RDN holding one CN and one RDN holding one O, nothing else (${why}): ${subjectText(subject)}`})
+  if (subject.length !== 2) return problem(`${subject.length} RDNs`)
+  if (subject.some((rdn) => rdn.length !== 1)) return problem('a multi-valued RDN')
+  const attributes = subject.map((rdn) => rdn[0] as SubjectAttribute)
+  const cn = attributes.filter((a) => a.type === 'CN')
+  const o = attributes.filter((a) => a.type === 'O')
+  if (cn.length !== 1 || o.length !== 1) return problem(`types ${attributes.map((a) => a.type).join(', ')}`)
+  const odd = attributes.find((a) => !STRING_TYPES.has(a.stringType))
+  if (odd !== undefined) return problem(`${odd.type} is a ${odd.stringType}, not a PrintableString or UTF8String`)
+  return {commonName: (cn[0] as SubjectAttribute).value, organization: (o[0] as SubjectAttribute).value}
+}
+
+const KINDS: readonly PoolKind[] = POOL_KIND_NAMES.map((name) => POOL_KINDS[name])
+
+/** The kind whose poollet the requester is, by username prefix or group; undefined for any other requester. */
+export function poolletRequesterKind(requester: CsrRequester): PoolKind | undefined {
+  return KINDS.find((kind) => requester.username.startsWith(kind.poolletUserPrefix) || requester.groups.includes(kind.poolletGroup))
+}
+
+/** The first rule the CSR breaks for this kind, with a message saying what was found, or undefined. */
+export function brokenRule(kind: PoolKind, csr: CsrFacts, requester: CsrRequester): {rule: CsrRule; message: string} | undefined {
+  const broken = (rule: CsrRule, message: string) => ({rule, message})
+  if (csr.unreadable !== undefined) return broken('encoding', csr.unreadable)
+  if (!csr.signatureValid) return broken('signature', "the request's signature does not verify with its public key")
+  if (csr.signerName !== CLIENT_SIGNER) return broken('signer', `signer is ${csr.signerName}, not ${CLIENT_SIGNER}`)
+  if (!sameSet(csr.usages, POOLLET_CSR_USAGES)) return broken('usages', `usages [${csr.usages.join(', ')}] are not exactly [${POOLLET_CSR_USAGES.join(', ')}]`)
+  const shape = subjectShape(csr.subject)
+  if ('problem' in shape) return broken('subject', shape.problem)
+  if (shape.organization !== kind.poolletGroup) return broken('organization', `organization is ${shape.organization}, not ${kind.poolletGroup}`)
+  if (!shape.commonName.startsWith(kind.poolletUserPrefix)) return broken('common-name', `common name ${shape.commonName} does not begin with ${kind.poolletUserPrefix}`)
+  const pool = shape.commonName.slice(kind.poolletUserPrefix.length)
+  if (!isValidObjectName(pool)) return broken('pool-name', `pool name ${JSON.stringify(pool)} in the common name is not a valid object name (a DNS-1123 subdomain)`)
+  if (csr.extensions.length > 0) return broken('no-extensions', `extensions requested (${csr.extensions.join('; ')}): a poollet requests none, no subject alternative name of any type`)
+  if (csr.attributes.length > 0) return broken('no-attributes', `attributes ${csr.attributes.join(', ')}: a poollet sends none`)
+  const poollet = poolletRequesterKind(requester)
+  if (poollet !== undefined && !(poollet === kind && requester.username === shape.commonName && requester.groups.includes(kind.poolletGroup))) {
+    return broken('self', `requester ${requester.username} is a ${poollet.name} poollet and may request only its own name, not ${shape.commonName}`)
+  }
+  return undefined
+}
+
+/** Every string the subject holds, for telling which kind a broken request claims. */
+function subjectValues(csr: CsrFacts): string[] {
+  return csr.subject.flatMap((rdn) => rdn.map((a) => a.value))
 }
 
 /**
- * Judges a CSR against every kind. Recognised by the first kind whose rules all hold; otherwise
- * "broken" for the kind it claims (its O first, then its CN prefix), so that the approver can say which
- * rule failed; otherwise foreign.
+ * The kind a CSR is about: the one whose group is an O of its subject, else the requester's (a poollet,
+ * or a bootstrapper by group), else the one whose user prefix appears anywhere in the subject.
  */
-export function judgePoolletCsr(csr: CsrFacts): CsrJudgement {
-  const kinds = POOL_KIND_NAMES.map((name) => POOL_KINDS[name])
-  for (const kind of kinds) {
-    if (brokenRule(kind, csr) === undefined) {
-      return {verdict: 'recognised', kind, pool: csr.commonName.slice(kind.poolletUserPrefix.length), subresource: kind.csrSubresource}
+function claimedKind(csr: CsrFacts, requester: CsrRequester): PoolKind | undefined {
+  const values = subjectValues(csr)
+  const organizations = csr.subject.flatMap((rdn) => rdn.filter((a) => a.type === 'O').map((a) => a.value))
+  return (
+    KINDS.find((kind) => organizations.includes(kind.poolletGroup)) ??
+    poolletRequesterKind(requester) ??
+    KINDS.find((kind) => requester.groups.includes(kind.bootstrapperGroup)) ??
+    KINDS.find((kind) => values.some((value) => value.includes(kind.poolletUserPrefix)))
+  )
+}
+
+/**
+ * Judges a CSR against every kind. Recognised by the kind whose rules all hold (at most one: the O
+ * names it), with the subresource the SubjectAccessReview checks: the self one for a poollet renewing
+ * its own name, the bootstrap one for any other requester. Otherwise "broken" for the kind it claims,
+ * so that the approver can say which rule failed; otherwise foreign.
+ */
+export function judgePoolletCsr(csr: CsrFacts, requester: CsrRequester): CsrJudgement {
+  for (const kind of KINDS) {
+    if (brokenRule(kind, csr, requester) === undefined) {
+      const shape = subjectShape(csr.subject)
+      const pool = 'problem' in shape ? '' : shape.commonName.slice(kind.poolletUserPrefix.length)
+      const self = poolletRequesterKind(requester) !== undefined
+      return {verdict: 'recognised', kind, pool, subresource: self ? kind.selfCsrSubresource : kind.csrSubresource}
     }
   }
-  const claimed =
-    kinds.find((kind) => csr.organizations.includes(kind.poolletGroup)) ?? kinds.find((kind) => csr.commonName.startsWith(kind.poolletUserPrefix))
+  const claimed = claimedKind(csr, requester)
   if (claimed === undefined) return {verdict: 'foreign'}
-  const broken = brokenRule(claimed, csr)
-  // Unreachable: a kind whose rules all hold returned above.
+  const broken = brokenRule(claimed, csr, requester)
+  // A claimed kind whose rules all hold returned above; this only keeps the types honest.
   if (broken === undefined) return {verdict: 'foreign'}
   return {verdict: 'broken', kind: claimed, ...broken}
 }

@@ -1,21 +1,28 @@
 /**
  * The controller's opt-in approver of poollets' client certificates (`--approve-poollet-csrs`), for
- * clusters without IronCore's controller manager. Like IronCore's CertificateApprovalReconciler: a CSR
- * with a certificate or an Approved/Denied condition is left alone; one that every rule of a kind holds
- * for (src/core/poollet-csr.ts) is approved when a SubjectAccessReview allows its requester `create` on
- * `certificatesigningrequests/<kind>poolclient`; nothing else is approved, and nothing is ever denied (a
- * CSR it does not approve stays for other approvers or a person). Each decision about a poollet's CSR is
- * an Event on the CSR; CSRs that are no poollet's pass silently.
+ * clusters without IronCore's controller manager. A CSR with a certificate or an Approved/Denied
+ * condition is left alone; one whose DER every rule of a kind holds for (src/core/identity/poollet-csr.ts,
+ * read by ./x509.ts) is approved when a SubjectAccessReview allows its requester `create` on the
+ * subresource the rules name: `certificatesigningrequests/self<kind>poolclient` for a poollet renewing
+ * its own name, `certificatesigningrequests/<kind>poolclient` for any other requester (a bootstrap
+ * token). Nothing else is approved, and nothing is ever denied, as Kubernetes' own approvers do: a CSR
+ * it does not approve stays for other approvers or a person (and is never signed meanwhile). Each
+ * decision about a poollet's CSR is a log line naming the rule and an Event on the CSR; CSRs that are no
+ * poollet's, from requesters that are no poollet's or bootstrapper's, pass with a debug line.
+ *
+ * Work is fair across requesters (spec.username, which kube-apiserver sets): a queue per requester,
+ * served round-robin, at most one review (SubjectAccessReview, approval) in flight per requester and
+ * four in all, so that one bootstrap token flooding CSRs delays another requester's by one review at most.
  */
 import type {KubeConfig, V1CertificateSigningRequest, V1SubjectAccessReview} from '@kubernetes/client-node'
-import {CSR_API_GROUP, errorMessage, judgePoolletCsr, type EventSink, type Logger, type PoolKind} from '../../core/index.ts'
+import {CSR_API_GROUP, errorMessage, FairQueue, judgePoolletCsr, type EventSink, type Logger, type PoolKind} from '../../core/index.ts'
 import {httpStatus, translateApiError} from '../http/api-errors.ts'
 import {ListWatchCache} from '../watch/list-watch-cache.ts'
 import {customObjectSource} from '../watch/list-watch-source.ts'
 import type {KubeObject} from '../watch/list-watch-store.ts'
 import {apiRequest} from '../http/api-request.ts'
 import {csrPath} from './certificate-request.ts'
-import {csrFacts} from './x509.ts'
+import {readCsr} from './x509.ts'
 import {watchTimeoutSeconds} from '../watch/resource-caches.ts'
 import {WATCHDOG_DEFAULT_MS} from '../watch/list-watch-options.ts'
 
@@ -23,6 +30,9 @@ import {WATCHDOG_DEFAULT_MS} from '../watch/list-watch-options.ts'
 type Csr = V1CertificateSigningRequest & KubeObject
 
 const REQUEST_TIMEOUT_MS = 10_000
+/** Reviews in flight: in all, and per requester. */
+export const REVIEW_CONCURRENCY = 4
+export const REVIEWS_PER_REQUESTER = 1
 const SUBJECT_ACCESS_REVIEWS_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews'
 export const REASON_APPROVED = 'CertificateApproved'
 export const REASON_NOT_APPROVED = 'CertificateNotApproved'
@@ -48,12 +58,18 @@ export class CsrApprover {
   private readonly o: CsrApproverOptions
   /** UIDs already reported (an Event each), so a relist or an unrelated update repeats no Event. */
   private readonly reported = new Set<string>()
-  private queue: Promise<void> = Promise.resolve()
+  private readonly queue: FairQueue
   /** Reviews only while active (on the leader); activating reviews every cached CSR. */
   private active = false
 
   constructor(o: CsrApproverOptions) {
     this.o = o
+    this.queue = new FairQueue({
+      concurrency: REVIEW_CONCURRENCY,
+      perKey: REVIEWS_PER_REQUESTER,
+      run: (name) => this.review(name),
+      onError: (name, error) => this.o.logger.warn({csr: name, error: errorMessage(error)}, 'review failed'),
+    })
     const source = customObjectSource<Csr>(
       o.kubeConfig,
       {group: CSR_API_GROUP, version: 'v1', plural: 'certificatesigningrequests'},
@@ -65,22 +81,23 @@ export class CsrApprover {
         if (event.object.metadata?.uid) this.reported.delete(event.object.metadata.uid)
         return
       }
-      if (this.active) this.enqueue(event.key)
+      if (this.active) this.enqueue(event.object)
     })
   }
 
   setActive(active: boolean): void {
     this.active = active
-    if (active) for (const csr of this.cache.list()) if (csr.metadata?.name) this.enqueue(csr.metadata.name)
+    if (active) for (const csr of this.cache.list()) this.enqueue(csr)
   }
 
-  private enqueue(name: string): void {
-    this.queue = this.queue.then(() => this.review(name)).catch((error: unknown) => this.o.logger.warn({csr: name, error: errorMessage(error)}, 'review failed'))
+  private enqueue(csr: Csr): void {
+    if (csr.metadata?.name === undefined || decided(csr)) return
+    this.queue.add(csr.spec.username ?? '', csr.metadata.name)
   }
 
   /** Resolves when every CSR seen so far has been reviewed. */
   idle(): Promise<void> {
-    return this.queue
+    return this.queue.idle()
   }
 
   /** Reviews one CSR by name, from the cache's current state. */
@@ -89,20 +106,18 @@ export class CsrApprover {
     if (csr === undefined || decided(csr)) return
     const uid = csr.metadata?.uid ?? name
     const spec = csr.spec
-    let judgement
-    try {
-      judgement = judgePoolletCsr(csrFacts({signerName: spec.signerName, usages: spec.usages, requestPem: Buffer.from(spec.request, 'base64').toString('utf8')}))
-    } catch (error) {
-      this.o.logger.debug({csr: name, error: errorMessage(error)}, 'certificate signing request not parsed; left to other approvers')
+    const user = spec.username ?? ''
+    const facts = await readCsr({signerName: spec.signerName, usages: spec.usages, request: Buffer.from(spec.request, 'base64')})
+    const judgement = judgePoolletCsr(facts, {username: user, groups: spec.groups ?? []})
+    if (judgement.verdict === 'foreign') {
+      this.o.logger.debug({csr: name, user}, "no poollet's certificate signing request; left to other approvers")
       return
     }
-    if (judgement.verdict === 'foreign') return
     if (judgement.verdict === 'broken') {
-      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `not a valid ${judgement.kind.name} poollet client certificate request (rule ${judgement.rule}): ${judgement.message}`)
+      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `not a valid ${judgement.kind.name} poollet client certificate request (rule ${judgement.rule}): ${judgement.message}`, judgement.rule)
       return
     }
     const {kind, subresource} = judgement
-    const user = spec.username ?? ''
     let allowed: boolean
     let why = ''
     try {
@@ -125,7 +140,7 @@ export class CsrApprover {
       return
     }
     if (!allowed) {
-      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `${user} may not create certificatesigningrequests/${subresource}${why ? `: ${why}` : ''}`)
+      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `${user} may not create certificatesigningrequests/${subresource}${why ? `: ${why}` : ''}`, 'subject-access-review')
       return
     }
     // The CSR as read, every field kept, with the Approved condition added.
@@ -141,14 +156,14 @@ export class CsrApprover {
       this.o.logger[level]({csr: name, error: errorMessage(translateApiError(error, {verb: 'approve', resource: `certificatesigningrequest ${name}`}))}, 'could not approve')
       return
     }
-    this.o.logger.info({csr: name, user, kind: kind.name}, 'approved a poollet client certificate')
+    this.o.logger.info({csr: name, user, kind: kind.name, pool: judgement.pool, subresource}, 'approved a poollet client certificate')
     this.report(csr, uid, 'Normal', REASON_APPROVED, `${approvalMessage(kind)} (${user})`)
   }
 
-  private report(csr: Csr, uid: string, type: 'Normal' | 'Warning', reason: string, message: string): void {
+  private report(csr: Csr, uid: string, type: 'Normal' | 'Warning', reason: string, message: string, rule?: string): void {
     if (this.reported.has(uid)) return
     this.reported.add(uid)
-    if (type === 'Warning') this.o.logger.info({csr: csr.metadata?.name, reason, message}, 'poollet certificate signing request not approved')
+    if (type === 'Warning') this.o.logger.info({csr: csr.metadata?.name, user: csr.spec.username, rule, reason, message}, 'poollet certificate signing request not approved')
     this.o.events.record({apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', name: csr.metadata?.name ?? '', uid: csr.metadata?.uid, type, reason, message})
   }
 }

@@ -1,12 +1,15 @@
 /**
  * The X.509 work of a poollet's identity, on @peculiar/x509 and node:crypto: a new key and its PKCS#10
  * request, the times and subject of an issued certificate, and what the approver's rules read of a
- * request (src/core/poollet-csr.ts). ECDSA P-256, as IronCore's poollets generate.
+ * request's DER (src/core/identity/poollet-csr.ts). ECDSA P-256, as IronCore's poollets generate.
  */
 import 'reflect-metadata' // @peculiar/x509's dependency injection needs the Reflect polyfill loaded first
+import {CertificationRequest} from '@peculiar/asn1-csr'
+import {AsnConvert} from '@peculiar/asn1-schema'
+import {Extensions, GeneralNames, type AttributeTypeAndValue, type Extension, type GeneralName} from '@peculiar/asn1-x509'
 import * as x509 from '@peculiar/x509'
 import {webcrypto} from 'node:crypto'
-import type {CertificateTimes, CsrFacts, PoolletCsrTemplate} from '../../core/index.ts'
+import type {CertificateTimes, CsrFacts, PoolletCsrTemplate, SubjectAttribute} from '../../core/index.ts'
 
 x509.cryptoProvider.set(webcrypto)
 
@@ -40,22 +43,125 @@ export function certificateInfo(certPem: string): {times: CertificateTimes; comm
   return {times: {notBefore: cert.notBefore.getTime(), notAfter: cert.notAfter.getTime()}, commonName: subjectValues(subject, 'CN')[0] ?? ''}
 }
 
-/** What IronCore's approval rules read of a CSR: the object's signer and usages and the request's subject and SANs. */
-export function csrFacts(spec: {signerName: string; usages?: readonly string[]; requestPem: string}): CsrFacts {
-  const request = new x509.Pkcs10CertificateRequest(spec.requestPem)
-  const subject = new x509.Name(request.subject)
-  const extension = request.getExtension(SAN_OID)
-  const san = extension === null ? undefined : extension instanceof x509.SubjectAlternativeNameExtension ? extension : new x509.SubjectAlternativeNameExtension(extension.rawData)
-  const names = san?.names.toJSON() ?? []
-  const of = (type: x509.GeneralNameType) => names.filter((name) => name.type === type).map((name) => name.value)
+const SUBJECT_TYPES: Record<string, string> = {
+  '2.5.4.3': 'CN',
+  '2.5.4.10': 'O',
+  '2.5.4.11': 'OU',
+  '2.5.4.5': 'serialNumber',
+  '2.5.4.6': 'C',
+  '2.5.4.7': 'L',
+  '2.5.4.8': 'ST',
+  '2.5.4.9': 'street',
+  '1.2.840.113549.1.9.1': 'emailAddress',
+  '0.9.2342.19200300.100.1.25': 'DC',
+  '0.9.2342.19200300.100.1.1': 'UID',
+}
+const EXTENSION_NAMES: Record<string, string> = {
+  [SAN_OID]: 'subjectAltName',
+  '2.5.29.15': 'keyUsage',
+  '2.5.29.37': 'extKeyUsage',
+  '2.5.29.19': 'basicConstraints',
+  '2.5.29.14': 'subjectKeyIdentifier',
+}
+const EXTENSION_REQUEST_OID = '1.2.840.113549.1.9.14'
+const ATTRIBUTE_NAMES: Record<string, string> = {'1.2.840.113549.1.9.7': 'challengePassword', '1.2.840.113549.1.9.2': 'unstructuredName'}
+const STRING_FIELDS: Array<['printableString' | 'utf8String' | 'teletexString' | 'bmpString' | 'universalString' | 'ia5String', string]> = [
+  ['printableString', 'PrintableString'],
+  ['utf8String', 'UTF8String'],
+  ['teletexString', 'TeletexString'],
+  ['bmpString', 'BMPString'],
+  ['universalString', 'UniversalString'],
+  ['ia5String', 'IA5String'],
+]
+const PEM_BLOCK = /^-----BEGIN CERTIFICATE REQUEST-----\r?\n((?:[A-Za-z0-9+/=]+\r?\n)+)-----END CERTIFICATE REQUEST-----(?:\r?\n)?$/
+
+function subjectAttribute(atv: AttributeTypeAndValue): SubjectAttribute {
+  const type = SUBJECT_TYPES[atv.type] ?? atv.type
+  for (const [field, stringType] of STRING_FIELDS) {
+    const value = atv.value[field]
+    if (typeof value === 'string') return {type, stringType, value}
+  }
+  return {type, stringType: 'other', value: ''}
+}
+
+function generalNameType(name: GeneralName): string {
+  if (name.dNSName !== undefined) return 'dns'
+  if (name.iPAddress !== undefined) return 'ip'
+  if (name.rfc822Name !== undefined) return 'email'
+  if (name.uniformResourceIdentifier !== undefined) return 'uri'
+  if (name.otherName !== undefined) return 'otherName'
+  if (name.directoryName !== undefined) return 'directoryName'
+  if (name.registeredID !== undefined) return 'registeredID'
+  return 'other'
+}
+
+function describeExtension(extension: Extension): string {
+  const name = EXTENSION_NAMES[extension.extnID] ?? extension.extnID
+  if (extension.extnID !== SAN_OID) return name
+  try {
+    const names = AsnConvert.parse(extension.extnValue.buffer, GeneralNames)
+    return `${name} (${[...new Set(names.map(generalNameType))].join(', ')})`
+  } catch {
+    return `${name} (unparsable)`
+  }
+}
+
+function unreadable(signerName: string, usages: readonly string[], why: string): CsrFacts {
+  return {signerName, usages, unreadable: why, subject: [], extensions: [], attributes: [], signatureValid: false}
+}
+
+/**
+ * What the approval rules read of a CSR (src/core/identity/poollet-csr.ts): the object's signer and
+ * usages, and its request read from the DER. spec.request must be exactly one PEM block of type
+ * CERTIFICATE REQUEST (what Go's pem.Decode takes first is then the only thing there is) in canonical
+ * base64, whose bytes are a PKCS#10 request (v1) that encodes back to the same bytes (DER, nothing after
+ * it); the subject's RDNs and attributes are reported as encoded, with their string types, and the
+ * extension requests and other attributes by name, so that the rules judge what the signer will read.
+ */
+export async function readCsr(spec: {signerName: string; usages?: readonly string[]; request: Uint8Array}): Promise<CsrFacts> {
+  const usages = spec.usages ?? []
+  const match = PEM_BLOCK.exec(Buffer.from(spec.request).toString('latin1'))
+  if (match === null) return unreadable(spec.signerName, usages, 'spec.request is not exactly one PEM block of type CERTIFICATE REQUEST (no headers, nothing before or after)')
+  const base64 = (match[1] ?? '').replace(/\r?\n/g, '')
+  const der = Buffer.from(base64, 'base64')
+  if (der.toString('base64') !== base64) return unreadable(spec.signerName, usages, 'the PEM block is not canonical base64')
+  let request: CertificationRequest
+  try {
+    request = AsnConvert.parse(der, CertificationRequest)
+  } catch (error) {
+    return unreadable(spec.signerName, usages, `the PEM block is no PKCS#10 certificate request: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  if (!Buffer.from(AsnConvert.serialize(request)).equals(der)) return unreadable(spec.signerName, usages, 'the request is not DER (another encoding, or bytes after it)')
+  const info = request.certificationRequestInfo
+  if (info.version !== 0) return unreadable(spec.signerName, usages, `the request's version is ${info.version}, not v1 (0)`)
+  const extensions: string[] = []
+  const attributes: string[] = []
+  for (const attribute of info.attributes ?? []) {
+    if (attribute.type !== EXTENSION_REQUEST_OID) {
+      attributes.push(ATTRIBUTE_NAMES[attribute.type] ?? attribute.type)
+      continue
+    }
+    for (const value of attribute.values) {
+      try {
+        extensions.push(...AsnConvert.parse(value, Extensions).map(describeExtension))
+      } catch {
+        extensions.push('an unparsable extension request')
+      }
+    }
+    if (attribute.values.length === 0) extensions.push('an empty extension request')
+  }
+  let signatureValid = false
+  try {
+    signatureValid = await new x509.Pkcs10CertificateRequest(der).verify()
+  } catch {
+    signatureValid = false
+  }
   return {
     signerName: spec.signerName,
-    usages: spec.usages ?? [],
-    commonName: subjectValues(subject, 'CN')[0] ?? '',
-    organizations: subjectValues(subject, 'O'),
-    dnsNames: of('dns'),
-    emailAddresses: of('email'),
-    ipAddresses: of('ip'),
-    uris: of('url'),
+    usages,
+    subject: info.subject.map((rdn) => rdn.map(subjectAttribute)),
+    extensions,
+    attributes,
+    signatureValid,
   }
 }

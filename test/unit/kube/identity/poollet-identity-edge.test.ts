@@ -10,7 +10,7 @@ import {createCertificateAuthority} from '../../../../src/controlplane/pki.ts'
 import {clientCertificatePem, kubeConfigFromString, switchIdentity} from '../../../../src/kube/identity/issued-kubeconfig.ts'
 import {reuseConnections} from '../../../../src/kube/http/kubeconfig.ts'
 import {fileKubeconfigStore} from '../../../../src/kube/identity/kubeconfig-store.ts'
-import {csrFacts, generateCsr} from '../../../../src/kube/identity/x509.ts'
+import {generateCsr, readCsr} from '../../../../src/kube/identity/x509.ts'
 
 describe("a poollet's CSR and kubeconfig file", () => {
   let dir: string
@@ -26,9 +26,14 @@ describe("a poollet's CSR and kubeconfig file", () => {
       const template = poolletCsrTemplate(kind, 'p1')
       const {csrPem, keyPem} = await generateCsr(template)
       expect(keyPem).to.match(/^-----BEGIN PRIVATE KEY-----\n/)
-      const facts = csrFacts({signerName: template.signerName, usages: template.usages, requestPem: csrPem})
-      expect(facts).to.deep.include({commonName: template.commonName, organizations: [template.organization], dnsNames: [], ipAddresses: [], emailAddresses: [], uris: []})
-      expect(judgePoolletCsr(facts)).to.deep.include({verdict: 'recognised', pool: 'p1', subresource: kind.csrSubresource})
+      const facts = await readCsr({signerName: template.signerName, usages: template.usages, request: Buffer.from(csrPem)})
+      expect(facts).to.deep.include({
+        subject: [[{type: 'CN', stringType: 'PrintableString', value: template.commonName}], [{type: 'O', stringType: 'PrintableString', value: template.organization}]],
+        extensions: [],
+        attributes: [],
+        signatureValid: true,
+      })
+      expect(judgePoolletCsr(facts, {username: 'system:bootstrap:abc123', groups: [kind.bootstrapperGroup]})).to.deep.include({verdict: 'recognised', pool: 'p1', subresource: kind.csrSubresource})
     }
   })
 
