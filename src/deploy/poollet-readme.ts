@@ -1,7 +1,7 @@
 /** deploy/poollet/README.md, rendered so that its identities table is the kinds table's. */
 import {CLIENT_SIGNER, POOL_KIND_NAMES, POOL_KINDS, POOLLET_CSR_USAGES} from '../core/index.ts'
 import {EXAMPLE_POOL, KUBECONFIG_DIR, kubeconfigSecretName, poolletDeploymentName, RUNTIME_SOCKET_DIR} from './poollet-example.ts'
-import {CONTROLLER_NAMESPACE, CSR_APPROVER_ROLE, poolletClusterRoleName, poolletCsrRoleName, poolletRoleName, POOLLET_POLICY} from './names.ts'
+import {CONTROLLER_NAMESPACE, CSR_APPROVER_ROLE, poolletClusterRoleName, poolletCsrRoleName, poolletRoleName, poolletSelfCsrRoleName, POOLLET_POLICY} from './names.ts'
 import {RUN_AS_USER} from './security.ts'
 
 export function poolletReadme(): string {
@@ -12,7 +12,7 @@ export function poolletReadme(): string {
   })
   const csrRows = POOL_KIND_NAMES.map((name) => {
     const kind = POOL_KINDS[name]
-    return `| ${name} | \`${kind.bootstrapperGroup}\` | \`certificatesigningrequests/${kind.csrSubresource}\` | \`${poolletCsrRoleName(kind)}\` |`
+    return `| ${name} | \`${kind.bootstrapperGroup}\` | \`certificatesigningrequests/${kind.csrSubresource}\` (\`${poolletCsrRoleName(kind)}\`) | \`${kind.poolletGroup}\` | \`certificatesigningrequests/${kind.selfCsrSubresource}\` (\`${poolletSelfCsrRoleName(kind)}\`) |`
   })
   const usages = POOLLET_CSR_USAGES.map((usage) => `\`${usage}\``).join(', ')
   const secret = kubeconfigSecretName(machine, EXAMPLE_POOL)
@@ -80,11 +80,12 @@ ironpool poollet --pool-name=${EXAMPLE_POOL} --kind=${machine.name} \\
    process to it without a restart: requests in flight finish on the old certificate, the next ones use
    the new one, and the heartbeat does not miss a tick.
 
-This layer's \`csr-rbac.yaml\` lets each kind's bootstrappers and poollets create and read CSRs and
-\`create\` the subresource the approver checks:
+This layer's \`csr-rbac.yaml\` lets each kind's bootstrappers and poollets create and read CSRs, and
+\`create\` the subresource the approver checks for each: the bootstrapper group the bootstrap one (a
+certificate for any pool of the kind), the poollet group the self one only (its own renewal):
 
-| kind | bootstrapper group | SAR-checked subresource | ClusterRole (bound to the bootstrapper and poollet groups) |
-|---|---|---|---|
+| kind | bootstrapper group | bootstrap subresource (ClusterRole) | poollet group | self subresource (ClusterRole) |
+|---|---|---|---|---|
 ${csrRows.join('\n')}
 
 ### 2. A kubeconfig made elsewhere

@@ -3,8 +3,22 @@
  * answer is classified. Refusals are told apart by who refused: RBAC ("cannot <verb>") or the poollet
  * admission policy (its name in the message).
  */
-import {ApiException, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, type CoreV1Event, type V1Lease} from '@kubernetes/client-node'
+import {
+  ApiException,
+  AuthorizationV1Api,
+  CertificatesV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  type CoreV1Event,
+  type V1Lease,
+} from '@kubernetes/client-node'
+import {CLIENT_SIGNER, CSR_API_GROUP, poolletCsrTemplate, POOLLET_CSR_USAGES} from '../../../src/core/identity/poollet-csr.ts'
 import {POOL_KINDS, type PoolKind} from '../../../src/core/pool-kinds.ts'
+import {generateCsr} from '../../../src/kube/identity/x509.ts'
 import {CONTROLLER_NAMESPACE, LEADER_ELECTION_ID, POOLLET_POLICY} from '../../../src/deploy/names.ts'
 
 export type Outcome = 'ok' | 'RBAC' | 'policy' | `HTTP ${number}`
@@ -18,12 +32,20 @@ export interface Clients {
   pools: CustomObjectsApi
   leases: CoordinationV1Api
   core: CoreV1Api
+  certificates: CertificatesV1Api
+  authorization: AuthorizationV1Api
 }
 
 export function clientsFor(kubeconfig: string): Clients {
   const kc = new KubeConfig()
   kc.loadFromFile(kubeconfig)
-  return {pools: kc.makeApiClient(CustomObjectsApi), leases: kc.makeApiClient(CoordinationV1Api), core: kc.makeApiClient(CoreV1Api)}
+  return {
+    pools: kc.makeApiClient(CustomObjectsApi),
+    leases: kc.makeApiClient(CoordinationV1Api),
+    core: kc.makeApiClient(CoreV1Api),
+    certificates: kc.makeApiClient(CertificatesV1Api),
+    authorization: kc.makeApiClient(AuthorizationV1Api),
+  }
 }
 
 function errorMessage(body: unknown): string {
@@ -113,6 +135,32 @@ const createLease = (kind: PoolKind, name: string): Column => ({
   run: (c) => c.leases.createNamespacedLease({namespace: kind.leaseNamespace, body: leaseBody(name, kind.leaseNamespace)}),
 })
 
+/** A CSR for machine pool p1, as a poollet makes it (no approver runs here: it stays pending). */
+const createCsr: Column = {
+  title: 'create CSR',
+  object: '',
+  run: async (c) => {
+    const {csrPem} = await generateCsr(poolletCsrTemplate(machine, 'p1'))
+    const spec = {request: Buffer.from(csrPem).toString('base64'), signerName: CLIENT_SIGNER, usages: [...POOLLET_CSR_USAGES]}
+    await c.certificates.createCertificateSigningRequest({body: {metadata: {generateName: 'matrix-'}, spec}})
+  },
+}
+
+/**
+ * The approver's SubjectAccessReview, asked by the identity about itself: may it `create` this
+ * subresource of certificatesigningrequests? Allowed is ok, not allowed is RBAC's refusal.
+ */
+const mayCreateSubresource = (subresource: string): Column => ({
+  title: `SAR ${subresource}`,
+  object: '',
+  run: async (c) => {
+    const review = await c.authorization.createSelfSubjectAccessReview({
+      body: {spec: {resourceAttributes: {group: CSR_API_GROUP, resource: 'certificatesigningrequests', verb: 'create', subresource}}},
+    })
+    if (review.status?.allowed !== true) throw new ApiException(403, 'SubjectAccessReview', JSON.stringify({message: `not allowed: cannot create resource certificatesigningrequests/${subresource}`}), {})
+  },
+})
+
 /** In order: `create Lease p1` runs before `renew Lease p1`, which needs the Lease. */
 export const COLUMNS: Column[] = [
   {title: 'list machinepools', object: '', run: (c) => c.pools.listClusterCustomObject(pool(machine))},
@@ -145,6 +193,9 @@ export const COLUMNS: Column[] = [
   patchEvent('p1'),
   patchEvent('p2'),
   {title: 'read Secrets', object: '', run: (c) => c.core.listNamespacedSecret({namespace: CONTROLLER_NAMESPACE})},
+  createCsr,
+  mayCreateSubresource(machine.csrSubresource),
+  mayCreateSubresource(machine.selfCsrSubresource),
 ]
 
 export function column(title: string): Column {

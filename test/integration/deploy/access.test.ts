@@ -11,16 +11,21 @@ const volume = POOL_KINDS.volume
 
 /**
  * Each row's expected outcomes, in COLUMNS' order (the printed table's): ok = the request worked;
- * RBAC = 403 from the authorizer; policy = 403 from the poollet admission policy.
+ * RBAC = 403 from the authorizer; policy = 403 from the poollet admission policy. The SAR columns ask
+ * (SelfSubjectAccessReview) what the CSR approver's SubjectAccessReview asks: ok = allowed.
  */
 const EXPECTED: Record<string, Outcome[]> = {
-  //                                      list   p1 st.  p2 st.    v1 st.  del p1  mk L p1  renew p1  mk L p3   renew p2  renew v1  read L  L dflt  leader  Ev p1     Ev p2     patch p1  patch p2  Secrets
-  'controller SA': /*                 */ ['ok', 'ok', 'ok', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'ok', 'ok', 'ok', 'ok', 'ok', 'RBAC'],
-  'poollet p1 (machine)': /*          */ ['ok', 'ok', 'policy', 'RBAC', 'RBAC', 'ok', 'ok', 'policy', 'policy', 'RBAC', 'ok', 'RBAC', 'RBAC', 'ok', 'policy', 'ok', 'policy', 'RBAC'],
-  'poollet v1 (volume)': /*           */ ['RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'policy', 'policy', 'policy', 'policy', 'RBAC'],
-  // In the machine poollet group, but not named `compute.ironcore.dev:system:machinepool:<pool>`: it owns no pool.
-  'group member, no poollet name': /* */ ['ok', 'policy', 'policy', 'RBAC', 'RBAC', 'policy', 'policy', 'policy', 'policy', 'RBAC', 'ok', 'RBAC', 'RBAC', 'policy', 'policy', 'policy', 'policy', 'RBAC'],
-  'user in no group': /*              */ ['RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC'],
+  //                                      list   p1 st.  p2 st.    v1 st.  del p1  mk L p1  renew p1  mk L p3   renew p2  renew v1  read L  L dflt  leader  Ev p1     Ev p2     patch p1  patch p2  Secrets  mk CSR  SAR boot  SAR self
+  'controller SA': /*                 */ ['ok', 'ok', 'ok', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'ok', 'ok', 'ok', 'ok', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC'],
+  // A poollet may ask for its own renewal (the self subresource), never for a bootstrap token's any-pool certificate.
+  'poollet p1 (machine)': /*          */ ['ok', 'ok', 'policy', 'RBAC', 'RBAC', 'ok', 'ok', 'policy', 'policy', 'RBAC', 'ok', 'RBAC', 'RBAC', 'ok', 'policy', 'ok', 'policy', 'RBAC', 'ok', 'RBAC', 'ok'],
+  'poollet v1 (volume)': /*           */ ['RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'RBAC', 'RBAC', 'RBAC', 'policy', 'policy', 'policy', 'policy', 'RBAC', 'ok', 'RBAC', 'RBAC'],
+  // In the machine poollet group, but not named `compute.ironcore.dev:system:machinepool:<pool>`: it owns no pool
+  // (and the approver's self rule gives it no certificate: its name is no poollet's).
+  'group member, no poollet name': /* */ ['ok', 'policy', 'policy', 'RBAC', 'RBAC', 'policy', 'policy', 'policy', 'policy', 'RBAC', 'ok', 'RBAC', 'RBAC', 'policy', 'policy', 'policy', 'policy', 'RBAC', 'ok', 'RBAC', 'ok'],
+  'user in no group': /*              */ ['RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC'],
+  // A bootstrap token of the machine kind: CSRs only, for any machine pool (the bootstrap subresource), no self renewal.
+  'machine bootstrap token': /*       */ ['RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'RBAC', 'ok', 'ok', 'RBAC'],
 }
 
 function table(rows: Array<[string, string[]]>): string {
@@ -59,6 +64,7 @@ describe('access matrix of deploy/default (real requests on a real API server)',
       'poollet v1 (volume)': await plane.userIdentity(`${volume.poolletUserPrefix}v1`, [volume.poolletGroup]),
       'group member, no poollet name': await plane.userIdentity('pool-operator', [machine.poolletGroup]),
       'user in no group': await plane.userIdentity('nobody'),
+      'machine bootstrap token': await plane.bootstrapTokenIdentity([machine.bootstrapperGroup]),
     }
     for (const [row, identity] of Object.entries(identities)) {
       const clients = clientsFor(identity.kubeconfig)
