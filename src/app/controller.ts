@@ -4,7 +4,7 @@
  * lives in src/core.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {systemClock, LeaderElector, type LeaderElectionTimings, type MaxUnhealthy, Sight, sightTimings, type PoolKind, type Logger} from '../core/index.ts'
+import {systemClock, DEFAULT_REQUEST_LIMITS, LeaderElector, type LeaderElectionTimings, type MaxUnhealthy, RequestLimiter, Sight, sightTimings, type PoolKind, type Logger} from '../core/index.ts'
 import {createApiProbe, type ApiProbe} from '../kube/stores/api-probe.ts'
 import {EventRecorder} from '../kube/stores/event-recorder.ts'
 import {describeWritePlan, learnWritePlan} from '../kube/stores/served-schema.ts'
@@ -60,7 +60,9 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   // What each kind's API can hold of a Ready condition, learnt once (IronCore's BucketPool: nothing).
   const plans = await Promise.all(wiring.kinds.map((kind) => learnWritePlan(wiring.kubeConfig, kind, {logger})))
   wiring.kinds.forEach((kind, i) => logger.info({kind: kind.name}, `write plan: ${describeWritePlan(kind, plans[i]!)}`))
-  const kinds = wiring.kinds.map((kind, i) => kindController(wiring, kind, plans[i]!, events, metrics, sight))
+  // One bound on the confirming reads and writes of all kinds: one client, one flow for APF.
+  const limiter = new RequestLimiter(systemClock, DEFAULT_REQUEST_LIMITS)
+  const kinds = wiring.kinds.map((kind, i) => kindController({...wiring, limiter}, kind, plans[i]!, events, metrics, sight))
 
   metrics.leader.set(wiring.leaderElection === undefined ? 1 : 0)
 
@@ -109,7 +111,7 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
     for (const runnable of csrApprovalRunnables(wiring.kubeConfig, events, logger)) manager.add(runnable)
   }
   logger.info(
-    {kinds: wiring.kinds.map((k) => k.name), gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},
+    {kinds: wiring.kinds.map((k) => k.name), gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, requestLimits: DEFAULT_REQUEST_LIMITS, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},
     'controller starting',
   )
   try {

@@ -7,14 +7,13 @@ import type {KubeConfig} from '@kubernetes/client-node'
 import {
   systemClock,
   breakerEvent,
-  errorMessage,
   findCondition,
+  kindEngine,
   type MaxUnhealthy,
-  PoolLifecycle,
   READY_CONDITION,
+  type RequestLimiter,
   type Sight,
   sightTimings,
-  ViewState,
   viewRestoredEvent,
   type PoolKind,
   type Logger,
@@ -24,6 +23,7 @@ import {
 import type {EventRecorder} from '../kube/stores/event-recorder.ts'
 import {createLeaseStore, toLease} from '../kube/stores/lease-store.ts'
 import {createPoolStatusStore} from '../kube/stores/pool-status-store.ts'
+import {RELISTED} from '../kube/watch/list-watch-cache.ts'
 import {createLeaseCache, createPoolCache, leaseKey} from '../kube/watch/resource-caches.ts'
 import {NO_READY_STATUS, type ControllerMetrics} from '../observe/metrics.ts'
 import type {Runnable} from '../runtime/runnable.ts'
@@ -33,6 +33,8 @@ export interface KindWiring {
   kubeConfig: KubeConfig
   gracePeriodMs: number
   maxUnhealthy?: MaxUnhealthy
+  /** Bounds the confirming reads and writes of every kind together (one client, one APF flow). */
+  limiter?: RequestLimiter
   logger: Logger
 }
 
@@ -68,18 +70,18 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
   // The confirming read is bounded like the API probe: slower is blindness, not a verdict.
   const leaseReader = createLeaseStore(kubeConfig, kind.leaseNamespace, {requestTimeoutMs: timings.probeTimeoutMs})
   let leading = false
-  // canJudge and the view's observer refer to each other: neither is called before both exist.
-  const lifecycle = new PoolLifecycle({
+  const {lifecycle, view, cacheState} = kindEngine({
     kind,
     clock: systemClock,
+    sight,
+    caches: ['pools', 'leases'],
+    limiter: wiring.limiter,
     // An Unknown write is aborted when leadership ends; its deadline bounds one that hangs all the same.
     store: createPoolStatusStore(kubeConfig, kind, {logger, requestTimeoutMs: UNKNOWN_WRITE_TIMEOUT_MS}),
     getPool: (name) => pools.get(name),
     getLease: leaseOf,
     confirmLease: (name) => leaseReader.get(name),
     confirmTimeoutMs: timings.probeTimeoutMs,
-    onConfirmFailed: (name, error) => sight.reportApiFailure(`confirming the silence of ${kind.name}pool ${name}: ${errorMessage(error)}`),
-    canJudge: () => sight.check() && view.whole,
     events,
     logger: logger,
     gracePeriodMs: wiring.gracePeriodMs,
@@ -103,17 +105,10 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
         events.record(breakerEvent(kind, report))
       },
     },
-  })
-  const view = new ViewState({
-    clock: systemClock,
-    logger,
-    sources: ['sight', 'pools', 'leases'],
-    fields: {kind: kind.name},
-    observer: {
+    viewObserver: {
       changed: (whole, reason) => {
         metrics.viewWhole.set({kind: kind.name}, whole ? 1 : 0)
         if (reason !== undefined) metrics.blindSpells.inc({kind: kind.name, reason})
-        lifecycle.setViewWhole(whole)
       },
       blindFor: (reason, ms) => metrics.blindSeconds.inc({kind: kind.name, reason}, ms / 1000),
       // The spell at start-up is no news; one while leading is: pool status shows it to the operator.
@@ -122,11 +117,9 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
       },
     },
   })
-  const cacheState = (cache: typeof pools | typeof leases, whole: boolean) => (whole ? undefined : cache.synced ? 'watch-gap' : 'not-synced')
-  pools.onHealth((whole, reason) => view.set('pools', cacheState(pools, whole), reason))
-  leases.onHealth((whole, reason) => view.set('leases', cacheState(leases, whole), reason))
-  sight.subscribe((state) => view.set('sight', state.reason, state.detail, state.blindForMs))
-  view.set('sight', sight.state.reason, sight.state.detail)
+  const stateOf = (cache: typeof pools | typeof leases, whole: boolean) => (whole ? undefined : cache.synced ? 'watch-gap' : 'not-synced')
+  pools.onHealth((whole, reason) => cacheState('pools', stateOf(pools, whole), reason, whole && reason === RELISTED))
+  leases.onHealth((whole, reason) => cacheState('leases', stateOf(leases, whole), reason, whole && reason === RELISTED))
 
   const readyStatus = (pool: Pool | undefined) => findCondition(pool?.status?.conditions, READY_CONDITION)?.status ?? NO_READY_STATUS
   // The pools gauge moves with each event (old status down, new up): no scan over all pools.
@@ -149,7 +142,6 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
     if (event.type === 'upsert') lifecycle.leaseUpserted(toLease(event.object))
     else lifecycle.leaseDeleted(name)
   })
-  lifecycle.setViewWhole(view.whole)
   metrics.watchOverdue(kind.name, () => lifecycle.overdueStats())
 
   const caches: Runnable[] = [pools, leases].map((cache, i) => ({

@@ -71,7 +71,9 @@ export {
 } from './lifecycle/max-unhealthy.ts'
 export type {HealthRecord} from './lifecycle/health-tracker.ts'
 export {BLIND_REASONS, Sight, sightTimings, type BlindReason, type SightOptions, type SightState} from './lifecycle/sight.ts'
-export {ViewState, type BlindSpell, type ViewObserver} from './lifecycle/view-state.ts'
+export {ViewState, type BlindSpell, type ViewChange, type ViewObserver} from './lifecycle/view-state.ts'
+export {kindEngine, type KindEngine, type KindEngineOptions} from './lifecycle/kind-engine.ts'
+export {DEFAULT_REQUEST_LIMITS, RequestLimiter, type RequestLimits} from './lifecycle/request-limiter.ts'
 export {VIEW_RESTORED_REASON, breakerEvent, kindObject, viewRestoredEvent} from './lifecycle/lifecycle-reports.ts'
 
 // Leader election: client-go's semantics on a Lease, through the LeaseStore port and the Clock.

@@ -16,6 +16,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1
 export class DeadlineQueue<K = string> {
   private readonly heap = new KeyedMinHeap<K>()
   private armed: {at: number; cancel: Cancel} | undefined
+  private suspended = false
   private readonly clock: Clock
   private readonly onDue: (keys: K[]) => void
 
@@ -55,6 +56,18 @@ export class DeadlineQueue<K = string> {
     return removed
   }
 
+  /** Keeps every deadline but fires none until resume(): the clock it is kept on stands still meanwhile. */
+  suspend(): void {
+    this.suspended = true
+    this.disarm()
+  }
+
+  resume(): void {
+    if (!this.suspended) return
+    this.suspended = false
+    this.rearm()
+  }
+
   /** Drops every deadline and the timer. */
   clear(): void {
     this.heap.clear()
@@ -68,7 +81,7 @@ export class DeadlineQueue<K = string> {
    */
   private rearm(): void {
     const earliest = this.heap.peekPriority()
-    if (earliest === undefined) {
+    if (earliest === undefined || this.suspended) {
       this.disarm()
       return
     }

@@ -7,6 +7,7 @@ import type {BreakerTransition, MaxUnhealthy} from './max-unhealthy.ts'
 import type {PoolKind} from '../pool-kinds.ts'
 import type {EventSink, Logger, PoolStatusStore} from '../ports.ts'
 import {FULL_WRITE_PLAN, type Lease, type Pool, type StatusWritePlan} from '../types.ts'
+import {RequestLimiter} from './request-limiter.ts'
 
 /** IEP-15's and Kubernetes' node-monitor grace period since v1.32. */
 export const DEFAULT_GRACE_PERIOD_MS = 50_000
@@ -81,8 +82,18 @@ export interface PoolLifecycleOptions {
   confirmLease: (name: string, signal: AbortSignal) => Promise<Lease | undefined>
   /** Default {@link DEFAULT_CONFIRM_TIMEOUT_MS}. */
   confirmTimeoutMs?: number
-  /** Called when a confirming read failed or was too slow: the caller's sight should count it as blindness. Default: nothing. */
-  onConfirmFailed?: (name: string, error: unknown) => void
+  /**
+   * Each confirming read and write that was answered (ok) or failed or was too slow (with what
+   * failed): one answer among many for the sight, which turns blind when many fail together. Default: nothing.
+   */
+  onRequest?: (ok: boolean, detail?: string) => void
+  /** Bounds the reads and writes (rate, burst, in flight); share one per process. Default: one of its own with the default limits. */
+  limiter?: RequestLimiter
+  /**
+   * With --max-unhealthy: the window in which pools going silent count as "at once", and for which a
+   * newly silent pool is held before it is judged. Default {@link breakerWindowMs}.
+   */
+  breakerWindowMs?: number
   /**
    * Asked before each decision: whether the controller's sight still vouches for its view (its own
    * loop ran on time, the API answers promptly). May report blindness (setViewWhole(false)) before it
@@ -112,7 +123,9 @@ export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecy
     ...options,
     getLease: options.getLease ?? (() => undefined),
     confirmTimeoutMs: options.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS,
-    onConfirmFailed: options.onConfirmFailed ?? (() => {}),
+    onRequest: options.onRequest ?? (() => {}),
+    limiter: options.limiter ?? new RequestLimiter(options.clock),
+    breakerWindowMs: options.breakerWindowMs ?? breakerWindowMs(options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS),
     canJudge: options.canJudge ?? (() => true),
     plan: options.plan ?? FULL_WRITE_PLAN,
     gracePeriodMs: options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS,
@@ -120,6 +133,14 @@ export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecy
     retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
     retryMaxMs: options.retryMaxMs ?? DEFAULT_RETRY_MAX_MS,
   }
+}
+
+/**
+ * The breaker's window: a fifth of the grace period, i.e. IronCore's heartbeat interval at its
+ * defaults (10 s renewals, 50 s grace), over which a partition's deadlines spread.
+ */
+export function breakerWindowMs(gracePeriodMs: number): number {
+  return gracePeriodMs / 5
 }
 
 /** The delay before retry number n (1-based): base, 2·base, 4·base … capped at max. */

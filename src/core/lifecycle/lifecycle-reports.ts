@@ -61,7 +61,9 @@ export function viewRestoredEvent(kind: PoolKind, spell: BlindSpell): PoolEvent 
     ...kindObject(kind),
     type: 'Warning',
     reason: VIEW_RESTORED_REASON,
-    message: `the controller's view of ${kind.plural} was not whole for ${formatDuration(Math.round(spell.durationMs))} (${reasons}); every grace period restarted when it was whole again`,
+    message: `the controller's view of ${kind.plural} was not whole for ${formatDuration(Math.round(spell.durationMs))} (${reasons}); ${
+      spell.lost ? 'every grace period restarted when it was whole again' : 'that time did not count as silence'
+    }`,
   }
 }
 

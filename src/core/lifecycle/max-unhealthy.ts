@@ -3,6 +3,17 @@
  * allowed, the likelier story is that the controller (or the network between it and the pools) is at
  * fault, not that the pools all died together; so it marks none and says so, once, until the number
  * falls back.
+ *
+ * "At once" is a window, not an instant: poollets renew at their own phase, so a partition makes their
+ * deadlines fall over a whole heartbeat interval, one pool at a time. The engine therefore counts the
+ * pools that went silent within the window (marked ones included) and holds each newly stale pool for
+ * that window before it is judged, so the count is complete when the first of a partitioned fleet
+ * would be marked. It trips on that count, and stays open while either that count or the pools it
+ * holds (stale, not marked) exceed the limit: a partition that lasts keeps it open; pools coming back
+ * close it, and the ones still silent are marked then.
+ *
+ * The price, which is its purpose: a mass death of more than the limit within the window is held, not
+ * marked, until enough pools come back; and with the breaker on, every mark waits the window.
  */
 
 /** A count of pools, or a share of the kind's pools in percent (0–100, decimals allowed). */
@@ -67,10 +78,17 @@ export class UnhealthyBreaker {
     return this.counts.total
   }
 
-  /** Judges the current counts; returns the transition when the state changed, else undefined. */
-  update(unhealthy: number, total: number): BreakerTransition | undefined {
+  /**
+   * Judges the current counts: silentInWindow (pools that went silent within the window, marked ones
+   * included) trips it; held (stale pools not marked) keeps it open. Returns the transition when the
+   * state changed, else undefined.
+   */
+  update(silentInWindow: number, held: number, total: number): BreakerTransition | undefined {
+    const unhealthy = Math.max(silentInWindow, held)
     this.counts = {unhealthy, total}
-    const exceeded = exceedsMaxUnhealthy(this.limit, unhealthy, total)
+    const exceeded = this.open
+      ? exceedsMaxUnhealthy(this.limit, unhealthy, total)
+      : exceedsMaxUnhealthy(this.limit, silentInWindow, total)
     if (exceeded === this.open) return undefined
     this.open = exceeded
     return exceeded ? 'tripped' : 'recovered'

@@ -6,35 +6,52 @@
  * read on the monotonic clock.
  *
  * It writes only while it is the leader and its view of pools and Leases is whole. Both start false,
- * so a wiring mistake fails safe (nothing marked). Either becoming true restarts every pool's grace
- * period: silence seen while blind, or while another instance was in charge, is no evidence. Before
- * each decision it also asks canJudge() (the controller's sight: its loop ran on time, the API
- * answers), so a deadline that fires the instant a paused process resumes judges nothing.
+ * so a wiring mistake fails safe (nothing marked). Before each decision it also asks canJudge() (the
+ * controller's sight: its loop ran on time, the API answers), so a deadline that fires the instant a
+ * paused process resumes judges nothing.
+ *
+ * Blindness suspends evidence; it does not erase it. Silence is measured on an {@link EvidenceClock}
+ * that stands still while the view is not whole: every deadline moves by the time spent blind, and
+ * the silence seen before a spell still counts after it. Grace periods start afresh only where events
+ * may really have been missed: a spell in which this process was paused or a cache relisted, a new
+ * leader (its predecessor's silence is no evidence of ours), first sight of a pool.
+ *
+ * One pool's trouble is that pool's: a failed confirming read or write retries that pool with a
+ * doubling backoff, and is reported to the sight as one answer among many (the sight turns blind on
+ * evidence about the API as a whole). Reads and writes go through a {@link RequestLimiter}, so a mass
+ * death is a steady queue, not a burst. A write already sent is never abandoned when the view turns
+ * blind: it finishes, and a write whose outcome is unknown (no answer, or aborted when leadership was
+ * lost) is settled by reading the pool back; every mark that lands is logged, Evented and counted once.
  *
  * A pool past its deadline is marked only after a fresh, bounded read of its Lease confirms that it
  * still shows the renewal last seen. That read goes out after the deadline fired, so its answer comes
  * back after any watch event already waiting in the sockets has been read; a changed Lease is
- * progress; a read that fails or is slow is blindness, not a verdict.
+ * progress; a read that fails or is slow is no verdict.
  */
 import type {DesiredCondition} from '../conditions.ts'
 import {bounded} from '../bounded.ts'
 import {DeadlineQueue} from './deadline-queue.ts'
-import {errorMessage} from '../errors.ts'
+import {ConflictError, ForbiddenError, NotFoundError, errorMessage} from '../errors.ts'
+import {EvidenceClock} from './evidence-clock.ts'
 import {HealthTracker, readyOf, type HealthRecord} from './health-tracker.ts'
 import {lifecycleDefaults, retryDelay, type PoolLifecycleOptions, type ResolvedLifecycleOptions} from './lifecycle-options.ts'
 import {logBreaker, logMark, logUnmarkable, markReport, unknownEvent, unknownReady, unmarkableEvent} from './lifecycle-reports.ts'
 import {UnhealthyBreaker} from './max-unhealthy.ts'
 import {writeReady, type ReadyWriteResult} from '../ready-writer.ts'
+import type {ViewChange} from './view-state.ts'
 import type {Lease, Pool} from '../types.ts'
 
 /** A pool past its deadline with no progress since. */
 interface Overdue {
+  /** When it fell due, on the evidence clock. */
   deadline: number
   retries: number
-  /** Its confirming read or its write is in flight. */
+  /** Its confirming read, its write or the read that settles a write is in flight. */
   busy: boolean
   /** The API cannot hold a mark for it (reported once): nothing more is tried until it progresses. */
   unmarkable?: boolean
+  /** A write of ours whose outcome is not known yet: the next sight of the pool settles it. */
+  unsettled?: boolean
 }
 
 export interface BreakerState {
@@ -45,26 +62,36 @@ export interface BreakerState {
 
 export class PoolLifecycle {
   private readonly options: ResolvedLifecycleOptions
+  /** The monotonic clock with blind spells cut out: silence and deadlines are measured on it. */
+  private readonly evidence: EvidenceClock
   private readonly tracker: HealthTracker
-  /** Per pool, when to look next: its grace deadline, or the retry of a failed write. */
+  /** Per pool, when to look next (evidence clock): its grace deadline, a retry, or the end of a breaker hold. */
   private readonly deadlines: DeadlineQueue
   private readonly breaker: UnhealthyBreaker
   /** The breaker counts these; those whose Ready is not Unknown are the ones to mark. */
   private readonly overdue = new Map<string, Overdue>()
+  /**
+   * Pools that went silent (fell due, not Unknown then) within the breaker's window, marked ones
+   * included, with when they fell due; oldest first, as they fall due in deadline order.
+   */
+  private readonly silent = new Map<string, number>()
   private readonly writes = new Set<Promise<void>>()
   private leader = false
   private whole = false
   private closed = false
   /**
-   * Aborted at every change of leader, whole or closed: the reads and writes in flight belong to the
-   * period that ended (e.g. leadership lost: no write of ours may land while another leader writes).
+   * Aborted at every change of leadership and at close: the reads and writes in flight belong to the
+   * period that ended (leadership lost: no write of ours may land while another leader writes). A
+   * change of the view aborts nothing.
    */
   private era = new AbortController()
 
   constructor(options: PoolLifecycleOptions) {
     this.options = lifecycleDefaults(options)
-    this.tracker = new HealthTracker(options.clock)
-    this.deadlines = new DeadlineQueue(options.clock, (names) => this.due(names))
+    this.evidence = new EvidenceClock(options.clock)
+    this.tracker = new HealthTracker(this.evidence)
+    this.deadlines = new DeadlineQueue(this.evidence, (names) => this.due(names))
+    this.deadlines.suspend()
     this.breaker = new UnhealthyBreaker(options.maxUnhealthy)
   }
 
@@ -74,18 +101,29 @@ export class PoolLifecycle {
     if (seen === 'new') {
       // A new pool, or a new one under an old name: whatever the old one owed is forgotten.
       this.overdue.delete(name)
+      this.silent.delete(name)
       this.deadlines.delete(name)
       this.arm(name)
       this.judge()
-    } else if (seen === 'progress') this.progressed(name)
+      return
+    }
+    if (seen === 'progress') {
+      this.progressed(name)
+      return
+    }
+    const overdue = this.overdue.get(name)
+    if (overdue === undefined) return
+    // The watch shows what a write of unknown outcome did: it landed.
+    if (overdue.unsettled && !overdue.busy && this.isOurMark(pool)) this.landed(name, overdue, pool)
     // Someone moved a silent pool's Ready away from Unknown without a sign of life: mark it again.
-    else if (this.overdue.has(name)) this.mark([name])
+    else this.mark([name])
   }
 
   poolDeleted(name: string): void {
     this.tracker.forget(name)
     this.deadlines.delete(name)
     this.overdue.delete(name)
+    this.silent.delete(name)
     this.judge()
   }
 
@@ -97,23 +135,36 @@ export class PoolLifecycle {
   /** A deleted Lease is silence: the pool's grace period runs on. */
   leaseDeleted(_name: string): void {}
 
-  /** Whether the watches on pools and Leases are synced and unbroken. */
-  setViewWhole(whole: boolean): void {
+  /**
+   * Whether the view (the sight, the watches on pools and Leases) is whole. Turning blind stops the
+   * evidence clock, as of how.sinceMs ago; turning whole runs it on, and when events may have been
+   * missed meanwhile (how.lost) every grace period starts afresh.
+   */
+  setViewWhole(whole: boolean, how: ViewChange = {sinceMs: 0, lost: false}): void {
     if (whole === this.whole) return
     this.whole = whole
-    this.restart()
+    if (!whole) {
+      this.evidence.stop(how.sinceMs)
+      this.deadlines.suspend()
+      return
+    }
+    this.evidence.resume()
+    if (how.lost) this.restartEvidence()
+    else this.reviewOverdue()
+    this.deadlines.resume()
+    this.judge()
   }
 
   setLeader(leader: boolean): void {
     if (leader === this.leader) return
     this.leader = leader
-    this.restart()
+    this.newEra()
   }
 
-  /** Stops all timers and writes for good; resolves when the write in flight has finished. */
+  /** Stops all timers and writes for good; resolves when the writes in flight (and their settling reads) have finished. */
   async close(): Promise<void> {
     this.closed = true
-    this.restart()
+    this.newEra()
     await this.drain()
   }
 
@@ -126,21 +177,24 @@ export class PoolLifecycle {
     return this.tracker.size
   }
 
+  /** What the engine remembers of the pool; lastChange is on the evidence clock (blind time cut out). */
   record(name: string): HealthRecord | undefined {
     return this.tracker.get(name)
   }
 
-  /** When the engine looks at the pool next (grace deadline or write retry), if it will. */
+  /** When the engine looks at the pool next (grace deadline, retry or hold), on the monotonic clock as of now, if it will. */
   nextLook(name: string): number | undefined {
-    return this.deadlines.get(name)
+    const at = this.deadlines.get(name)
+    return at === undefined ? undefined : this.evidence.toReal(at)
   }
 
   /**
-   * Pools past their deadline that are not marked Unknown (held by the breaker, a confirm or write
-   * pending or retrying, or unmarkable), and how far past its deadline the oldest is. O(overdue).
+   * Pools past their deadline that are not marked Unknown (held by blindness, the breaker, a confirm
+   * or write pending or retrying, or unmarkable), and how far past its deadline the oldest is, blind
+   * time not counted. O(overdue).
    */
   overdueStats(): {pools: number; oldestMs: number} {
-    const now = this.options.clock.monotonic()
+    const now = this.evidence.monotonic()
     let pools = 0
     let oldestMs = 0
     for (const [name, overdue] of this.overdue) {
@@ -156,27 +210,54 @@ export class PoolLifecycle {
   }
 
   private get active(): boolean {
-    return this.leader && this.whole && !this.closed
+    return this.leader && !this.closed
   }
 
   /**
-   * Active, and the sight still vouches for the view. canJudge() may itself report blindness, which
-   * turns the view not whole (and clears every deadline) before it returns: hence active twice.
+   * Active, whole, and the sight still vouches for the view. canJudge() may itself report blindness,
+   * which turns the view not whole before it returns: hence whole twice.
    */
   private judgeable(): boolean {
-    return this.active && this.options.canJudge() && this.active
+    return this.active && this.whole && this.options.canJudge() && this.whole
   }
 
-  /** On every change of leader or whole: drop all deadlines; if now active, start every grace period afresh. */
-  private restart(): void {
-    this.era.abort(new Error(this.closed ? 'the lifecycle engine stopped' : !this.leader ? 'leadership lost' : 'the view is not whole'))
+  /**
+   * Leadership gained, lost, or the engine closed: what was in flight belongs to the period that
+   * ended; a new leader starts every grace period afresh.
+   */
+  private newEra(): void {
+    this.era.abort(new Error(this.closed ? 'the lifecycle engine stopped' : 'leadership lost'))
     this.era = new AbortController()
     this.deadlines.clear()
     this.overdue.clear()
+    this.silent.clear()
     if (!this.active) return
+    this.restartEvidence()
+    this.judge()
+  }
+
+  /** Every pool's grace period starts now (on the evidence clock); what was overdue is forgotten. */
+  private restartEvidence(): void {
+    this.deadlines.clear()
+    this.overdue.clear()
+    this.silent.clear()
     this.tracker.restartAll()
     for (const name of this.tracker.names()) this.arm(name)
-    this.judge()
+  }
+
+  /**
+   * After a spell seen late, the evidence clock stepped back to its start: a pool that fell due in
+   * between is not overdue any more. O(overdue).
+   */
+  private reviewOverdue(): void {
+    const now = this.evidence.monotonic()
+    for (const [name, overdue] of this.overdue) {
+      const record = this.tracker.get(name)
+      if (overdue.busy || record === undefined || record.lastChange + this.options.gracePeriodMs <= now) continue
+      this.overdue.delete(name)
+      this.silent.delete(name)
+      this.arm(name)
+    }
   }
 
   private arm(name: string): void {
@@ -186,29 +267,39 @@ export class PoolLifecycle {
 
   private progressed(name: string): void {
     this.arm(name)
+    this.silent.delete(name)
     if (this.overdue.delete(name)) this.judge()
   }
 
-  /** Deadlines passed (or retries due): the whole batch is counted before any of it is marked. */
+  /** Deadlines passed (or retries or holds due): the whole batch is counted before any of it is marked. */
   private due(names: string[]): void {
-    const now = this.options.clock.monotonic()
+    const now = this.evidence.monotonic()
     if (!this.judgeable()) {
-      // Not judged now. If the view went blind, restart() re-arms every pool when it is whole again;
-      // if the sight said no without that, look again shortly, or these pools would never be looked at.
-      if (this.active) for (const name of names) this.deadlines.set(name, now + this.options.retryBaseMs)
+      // Not judged now. Blind: looked at when whole again (the queue fires nothing before). Else the
+      // sight said no without that: look again shortly, or these pools would never be looked at.
+      if (this.active) for (const name of names) this.deadlines.set(name, this.whole ? now + this.options.retryBaseMs : now)
       return
     }
+    const hold = this.breaker.limit !== undefined
     const ready: string[] = []
     for (const name of names) {
       const record = this.tracker.get(name)
       if (record === undefined) continue
-      const deadline = record.lastChange + this.options.gracePeriodMs
-      if (this.overdue.has(name)) ready.push(name)
-      else if (now < deadline) this.deadlines.set(name, deadline)
-      else {
-        this.overdue.set(name, {deadline, retries: 0, busy: false})
+      if (this.overdue.has(name)) {
         ready.push(name)
+        continue
       }
+      const deadline = record.lastChange + this.options.gracePeriodMs
+      if (now < deadline) {
+        this.deadlines.set(name, deadline)
+        continue
+      }
+      this.overdue.set(name, {deadline, retries: 0, busy: false})
+      const news = record.readyStatus !== 'Unknown'
+      if (news) this.silent.set(name, deadline)
+      // With the breaker on, a newly silent pool is judged once the window has seen who else went silent.
+      if (hold && news) this.deadlines.set(name, now + this.options.breakerWindowMs)
+      else ready.push(name)
     }
     this.judge()
     this.mark(ready)
@@ -218,7 +309,12 @@ export class PoolLifecycle {
   private judge(): void {
     // Counting walks the overdue pools: without a breaker (the default) there is nothing to count for.
     if (!this.active || this.breaker.limit === undefined) return
-    const transition = this.breaker.update(this.newlyStale(), this.tracker.size)
+    const horizon = this.evidence.monotonic() - this.options.breakerWindowMs
+    for (const [name, at] of this.silent) {
+      if (at >= horizon) break
+      this.silent.delete(name)
+    }
+    const transition = this.breaker.update(this.silent.size, this.newlyStale(), this.tracker.size)
     const limit = this.breaker.limit
     if (transition === undefined || limit === undefined) return
     const report = {transition, unhealthy: this.breaker.unhealthy, total: this.breaker.total, limit}
@@ -241,7 +337,7 @@ export class PoolLifecycle {
     if (this.breaker.tripped || !this.judgeable()) return
     for (const name of names) {
       const overdue = this.overdue.get(name)
-      // A pending deadline on an overdue pool is a retry's backoff: wait for it.
+      // A pending deadline on an overdue pool is a retry's backoff or a breaker hold: wait for it.
       if (overdue === undefined || overdue.busy || overdue.unmarkable || this.deadlines.has(name)) continue
       if (this.tracker.get(name)?.readyStatus === 'Unknown') continue
       overdue.busy = true
@@ -250,26 +346,22 @@ export class PoolLifecycle {
     }
   }
 
-  /** Whether this overdue entry is still the pool's and the engine may still act on it. */
-  private stillOverdue(name: string, overdue: Overdue): boolean {
-    return this.overdue.get(name) === overdue && this.judgeable()
-  }
-
   private async confirmAndWrite(name: string, overdue: Overdue): Promise<void> {
     const era = this.era.signal
     let lease: Lease | undefined
     try {
-      lease = await this.confirm(name, era)
+      lease = await this.options.limiter.run(() => this.confirm(name, era), {signal: era})
     } catch (error) {
       overdue.busy = false
-      // Aborted because leadership or the view changed: no failure, nothing to tell the sight.
+      // Aborted because leadership changed: no failure, nothing to tell the sight.
       if (era.aborted) return
+      this.options.onRequest(false, `confirming the silence of ${this.options.kind.name}pool ${name}: ${errorMessage(error)}`)
       this.options.observer.confirmRead?.(name, 'failed')
-      this.options.onConfirmFailed(name, error)
       this.failed(name, overdue, error, 'reading its Lease to confirm the silence failed', false)
       return
     }
-    if (!this.stillOverdue(name, overdue)) {
+    this.options.onRequest(true)
+    if (this.overdue.get(name) !== overdue || !this.active) {
       overdue.busy = false
       return
     }
@@ -283,6 +375,13 @@ export class PoolLifecycle {
       return
     }
     this.options.observer.confirmRead?.(name, 'silent')
+    if (this.breaker.tripped || !this.judgeable()) {
+      // Blind (or the breaker opened) while the read was out: no verdict now. Looked at again when
+      // whole (the queue fires nothing before), or when the breaker recovers.
+      overdue.busy = false
+      if (!this.breaker.tripped) this.deadlines.set(name, this.evidence.monotonic() + (this.whole ? this.options.retryBaseMs : 0))
+      return
+    }
     await this.write(name, overdue, era)
   }
 
@@ -298,17 +397,32 @@ export class PoolLifecycle {
   }
 
   private async write(name: string, overdue: Overdue, era: AbortSignal): Promise<void> {
-    const {store, clock, getPool} = this.options
+    const {store, clock, getPool, limiter} = this.options
     let result: ReadyWriteResult
+    let sent = false
     try {
-      result = await writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era, plan: this.options.plan})
+      result = await limiter.run(
+        () => {
+          sent = true
+          return writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era, plan: this.options.plan})
+        },
+        {urgent: true, signal: era},
+      )
     } catch (error) {
+      const answered = error instanceof ConflictError || error instanceof NotFoundError || error instanceof ForbiddenError
+      if (!answered) this.options.onRequest(false, `writing Ready=Unknown to ${this.options.kind.name}pool ${name}: ${errorMessage(error)}`)
+      // Sent, and no answer says it did not land: read the pool back to know.
+      if (sent && !answered && (await this.settle(name, overdue))) {
+        overdue.busy = false
+        return
+      }
       overdue.busy = false
       if (era.aborted) return
       this.failed(name, overdue, error, 'writing Ready=Unknown failed', true)
       return
     }
     overdue.busy = false
+    this.options.onRequest(true)
     if (result.outcome === 'not-writable' || result.outcome === 'not-held') {
       // Staleness reported, never claimed as a mark: nothing was stored.
       overdue.unmarkable = true
@@ -318,12 +432,50 @@ export class PoolLifecycle {
       this.options.observer.unmarkable?.(report)
       return
     }
-    if (result.outcome !== 'written') return
+    if (result.outcome === 'written') this.landed(name, overdue, result.pool)
+    // An earlier write of unknown outcome had landed: this attempt found the mark already there.
+    else if (overdue.unsettled && result.outcome !== 'not-found' && this.isOurMark(result.pool)) this.landed(name, overdue, result.pool)
+  }
+
+  /**
+   * A write failed without an answer (or was aborted) after it was sent: it may have landed. Reads the
+   * pool back (bounded, not tied to leadership: a read is harmless) and reports the mark if it did.
+   * Returns whether it landed; when the read fails too, the next sight of the pool settles it.
+   */
+  private async settle(name: string, overdue: Overdue): Promise<boolean> {
+    const {clock, confirmTimeoutMs, store, limiter} = this.options
+    overdue.unsettled = true
+    let pool: Pool | undefined
+    try {
+      pool = await limiter.run(
+        () => bounded((signal) => store.get(name, signal), {clock, timeoutMs: confirmTimeoutMs, timeoutError: () => new Error(`get ${name}: no answer within ${confirmTimeoutMs} ms`)}),
+        {urgent: true},
+      )
+    } catch {
+      return false
+    }
+    if (pool === undefined || !this.isOurMark(pool)) {
+      overdue.unsettled = false
+      return false
+    }
+    this.landed(name, overdue, pool)
+    return true
+  }
+
+  /** Whether the pool carries the kind's Unknown, i.e. this controller's mark. */
+  private isOurMark(pool: Pool): boolean {
+    const ready = pool.status?.conditions?.find((c) => c.type === 'Ready')
+    return ready?.status === 'Unknown' && ready.reason === this.options.kind.unknownReason
+  }
+
+  /** A mark of ours landed: absorbed, logged, Evented and counted, once. */
+  private landed(name: string, overdue: Overdue, pool: Pool): void {
+    overdue.unsettled = false
     // Absorbed only while still overdue: after progress or a restart, the record holds newer news.
-    if (this.overdue.get(name) === overdue) this.tracker.recordOwnWrite(name, readyOf(result.pool))
-    const report = markReport(name, overdue.deadline, clock.monotonic(), overdue.retries)
+    if (this.overdue.get(name) === overdue) this.tracker.recordOwnWrite(name, readyOf(pool))
+    const report = markReport(name, overdue.deadline, this.evidence.monotonic(), overdue.retries)
     logMark(this.options.logger, this.options.kind, report)
-    this.options.events.record(unknownEvent(this.options.kind, result.pool))
+    this.options.events.record(unknownEvent(this.options.kind, pool))
     this.options.observer.marked?.(report)
   }
 
@@ -336,7 +488,7 @@ export class PoolLifecycle {
     this.poolUpserted(pool)
     const record = this.tracker.get(name)
     if (record === undefined || !this.overdue.has(name)) return undefined
-    if (this.options.clock.monotonic() - record.lastChange < this.options.gracePeriodMs) return undefined
+    if (this.evidence.monotonic() - record.lastChange < this.options.gracePeriodMs) return undefined
     if (readyOf(pool).status === 'Unknown') return undefined
     return unknownReady(this.options.kind, pool)
   }
@@ -347,6 +499,6 @@ export class PoolLifecycle {
     const fields = {kind: this.options.kind.name, pool: name, err: errorMessage(error), retries: overdue.retries, retryInMs: delay}
     this.options.logger.error(fields, what)
     if (wasWrite) this.options.observer.writeFailed?.(name, error)
-    if (this.active && this.overdue.get(name) === overdue) this.deadlines.set(name, this.options.clock.monotonic() + delay)
+    if (this.active && this.overdue.get(name) === overdue) this.deadlines.set(name, this.evidence.monotonic() + delay)
   }
 }

@@ -9,6 +9,19 @@
  * deadline that fires the instant a paused process resumes, before the tick timer had its turn,
  * still finds the process blind. A pause ends only with a probe started after it succeeded: by then
  * every watch event that waited in the sockets while the process was stopped has been read.
+ *
+ * Blindness is a judgement about the API as a whole, with hysteresis, as Kubernetes' probes have a
+ * failureThreshold: one failed or slow request is not an outage. The evidence is
+ * - the probe: blind after {@link PROBE_FAILURE_THRESHOLD} failures in a row (Kubernetes' default
+ *   failureThreshold), counted from the last good answer before them, so that the time it took to be
+ *   sure is blind time too; one good probe ends it (successThreshold 1);
+ * - the controller's other requests (confirming reads, writes) failing together: blind when, within
+ *   the last {@link requestWindowMs}, at least {@link REQUEST_FAILURES_MIN} failed and they were at
+ *   least half of all answered. Independent losses (a lossy link spoiling f = 5 % of requests) make
+ *   five failures at a 50 % share in one window vanishingly rare (binomially, about 1e-4 at 20
+ *   requests per window, less at more); an outage fails nearly every request at once. Cleared like
+ *   a pause: by a probe started after it answering.
+ * A pause of this process stays immediate blindness: it is certain, not a sample.
  */
 import {bounded} from '../bounded.ts'
 import {sleep, type Clock} from '../clock.ts'
@@ -37,9 +50,17 @@ export interface SightOptions {
 export interface SightState {
   reason: 'paused' | 'api-unanswered' | undefined
   detail?: string
-  /** For a pause: how long the process was stopped before it could see so, i.e. blind already. */
+  /**
+   * How long the sight has been blind already when it says so: for a pause, how long the process was
+   * stopped; for failed probes, since the first of the run started.
+   */
   blindForMs?: number
 }
+
+/** Probes that fail in a row before the sight is blind: Kubernetes' default failureThreshold. */
+export const PROBE_FAILURE_THRESHOLD = 3
+/** Failed requests within the window that can make the sight blind, at least. */
+export const REQUEST_FAILURES_MIN = 5
 
 type Listener = (state: SightState) => void
 
@@ -64,9 +85,19 @@ export class Sight {
   /** When a pause was detected; cleared by a successful probe started at or after it. */
   private pausedAt: number | undefined
   private pauseGapMs = 0
-  /** Why the last probe failed; undefined after a success. */
+  /** Why the API is taken for unanswered (probes failed in a row, requests failing together); undefined after a success. */
   private apiProblem: string | undefined = 'not yet probed'
+  private apiProblemSinceMs = 0
   private lastGoodProbeStart: number | undefined
+  /** When the last good probe answered: the API may have failed any time after it. */
+  private lastGoodProbeEnd: number | undefined
+  /** The run of failed probes: how many, and when the first of them started. */
+  private probeFailures = 0
+  private firstFailedProbeStart = 0
+  /** When the requests' failures made the sight blind; cleared by a probe started after it. */
+  private requestsFailedAt: number | undefined
+  /** Recent answers to other requests (time, ok), oldest first, within requestWindowMs. */
+  private readonly answers: {at: number; ok: boolean}[] = []
   private reported: SightState = {reason: 'api-unanswered', detail: 'not yet probed'}
 
   constructor(options: SightOptions) {
@@ -92,10 +123,30 @@ export class Sight {
     return this.reported.reason === undefined
   }
 
-  /** Another request failed or was too slow (e.g. a confirming read): the API is not answering. */
-  reportApiFailure(detail: string): void {
-    this.apiProblem = detail
+  /**
+   * Another request answered (ok) or failed or was too slow (a confirming read, a write). One failure
+   * is that request's trouble; many failing together are the API's.
+   */
+  reportRequest(ok: boolean, detail?: string): void {
+    const now = this.o.clock.monotonic()
+    const horizon = now - this.requestWindowMs()
+    while (this.answers.length > 0 && this.answers[0]!.at < horizon) this.answers.shift()
+    this.answers.push({at: now, ok})
+    if (ok || this.requestsFailedAt !== undefined) return
+    let failed = 0
+    for (const answer of this.answers) if (!answer.ok) failed++
+    if (failed < REQUEST_FAILURES_MIN || failed * 2 < this.answers.length) return
+    const since = this.answers.find((a) => !a.ok)?.at ?? now
+    this.requestsFailedAt = now
+    this.apiProblem = `${failed} of ${this.answers.length} requests failed within ${this.requestWindowMs()} ms${detail === undefined ? '' : `, the last: ${detail}`}`
+    this.apiProblemSinceMs = now - since
+    this.answers.length = 0
     this.update()
+  }
+
+  /** The window in which requests failing together are the API's trouble: two probe intervals. */
+  private requestWindowMs(): number {
+    return 2 * this.o.probeIntervalMs
   }
 
   /** Ticks and probes until signal aborts. */
@@ -147,12 +198,25 @@ export class Sight {
       await bounded(this.o.probe, {clock, timeoutMs: probeTimeoutMs, signal, timeoutError: () => new Error(`no answer within ${probeTimeoutMs} ms`)})
     } catch (error) {
       if (signal.aborted) return
-      this.apiProblem = errorMessage(error)
+      if (this.probeFailures++ === 0) this.firstFailedProbeStart = started
+      // Never answered yet: blind anyway; say why.
+      if (this.lastGoodProbeStart === undefined) this.apiProblem = errorMessage(error)
+      if (this.probeFailures >= PROBE_FAILURE_THRESHOLD && this.requestsFailedAt === undefined) {
+        this.apiProblem = `${errorMessage(error)} (${this.probeFailures} probes failed in a row)`
+        // Blind since the last answer, before the first failure: the outage may have begun right after it.
+        this.apiProblemSinceMs = clock.monotonic() - (this.lastGoodProbeEnd ?? this.firstFailedProbeStart)
+      }
       this.update()
       return
     }
     this.lastGoodProbeStart = started
-    this.apiProblem = undefined
+    this.lastGoodProbeEnd = clock.monotonic()
+    this.probeFailures = 0
+    // The requests' failures are over once a probe sent after them answered, as a pause is.
+    if (this.requestsFailedAt === undefined || started >= this.requestsFailedAt) {
+      this.requestsFailedAt = undefined
+      this.apiProblem = undefined
+    }
     if (this.pausedAt !== undefined && started >= this.pausedAt) this.pausedAt = undefined
     this.update()
   }
@@ -164,7 +228,7 @@ export class Sight {
     if (this.pausedAt !== undefined) {
       next = {reason: 'paused', detail: `the event loop ran ${this.pauseGapMs} ms late (paused or starved)`, blindForMs: this.pauseGapMs}
     } else if (this.apiProblem !== undefined) {
-      next = {reason: 'api-unanswered', detail: this.apiProblem}
+      next = {reason: 'api-unanswered', detail: this.apiProblem, blindForMs: this.apiProblemSinceMs}
     } else if (this.lastGoodProbeStart === undefined || now - this.lastGoodProbeStart > this.staleAfterMs()) {
       next = {reason: 'api-unanswered', detail: 'no recent answer from the API server'}
     } else {
@@ -181,8 +245,11 @@ export class Sight {
     }
   }
 
-  /** A good probe older than this is no evidence: the next one should have answered by now. */
+  /**
+   * A good probe older than this is no evidence: the probes after it should have answered or failed
+   * their threshold by now (a backstop should the probe loop itself be stuck).
+   */
   private staleAfterMs(): number {
-    return this.o.probeIntervalMs + this.o.probeTimeoutMs + this.o.maxLagMs
+    return PROBE_FAILURE_THRESHOLD * (this.o.probeIntervalMs + this.o.probeTimeoutMs) + this.o.maxLagMs
   }
 }

@@ -13,11 +13,24 @@ export interface BlindSpell {
   /** Every reason seen during the spell, in order. */
   reasons: BlindReason[]
   durationMs: number
+  /**
+   * Whether events may have been missed during it (this process paused, a cache relisted): then every
+   * grace period starts afresh; else the silence seen before the spell still counts after it.
+   */
+  lost: boolean
+}
+
+/** How a change of the view came about. */
+export interface ViewChange {
+  /** Turning blind: the spell began this long ago already (a pause is seen only once over). */
+  sinceMs: number
+  /** Turning whole: events may have been missed during the spell (see BlindSpell.lost). */
+  lost: boolean
 }
 
 export interface ViewObserver {
   /** The view turned whole (true) or not (false). */
-  changed?(whole: boolean, reason: BlindReason | undefined): void
+  changed?(whole: boolean, reason: BlindReason | undefined, how: ViewChange): void
   /** Time spent blind for one reason, reported when the reason changes or the spell ends. */
   blindFor?(reason: BlindReason, ms: number): void
   /** A blind spell ended. */
@@ -37,7 +50,7 @@ export class ViewState {
   private readonly observer: ViewObserver
   private current: BlindReason | undefined
   private since: number
-  private spell: {start: number; reasons: BlindReason[]} | undefined
+  private spell: {start: number; reasons: BlindReason[]; lost: boolean} | undefined
 
   /** Starts blind ('not-synced') on every source: nothing is trusted before each has said otherwise. */
   constructor(options: {clock: Clock; logger: Logger; sources: readonly string[]; fields?: object; observer?: ViewObserver}) {
@@ -48,7 +61,7 @@ export class ViewState {
     this.since = options.clock.monotonic()
     for (const source of options.sources) this.inputs.set(source, {reason: 'not-synced', detail: 'not yet reported'})
     this.current = 'not-synced'
-    this.spell = {start: this.since, reasons: ['not-synced']}
+    this.spell = {start: this.since, reasons: ['not-synced'], lost: true}
   }
 
   get whole(): boolean {
@@ -70,22 +83,29 @@ export class ViewState {
     this.update(source, sinceMs)
   }
 
+  /** The source may have missed events during the current spell (a cache relisted): grace periods restart after it. */
+  eventsMissed(): void {
+    if (this.spell !== undefined) this.spell.lost = true
+  }
+
   private update(source: string, sinceMs: number): void {
     const top = this.top()
     const next = top?.reason
     if (next === this.current) return
     // Backdated only for a spell that begins now: one that goes on has been counted all along.
-    const now = this.clock.monotonic() - (this.current === undefined ? Math.max(0, sinceMs) : 0)
+    const backdateMs = this.current === undefined ? Math.max(0, sinceMs) : 0
+    const now = this.clock.monotonic() - backdateMs
     if (this.current !== undefined) this.observer.blindFor?.(this.current, now - this.since)
     const was = this.current
     this.current = next
     this.since = now
     if (next !== undefined) {
       if (this.spell === undefined) {
-        this.spell = {start: now, reasons: [next]}
+        this.spell = {start: now, reasons: [next], lost: next === 'paused'}
         this.logger.warn({...this.fields, reason: next, source, detail: top?.detail}, `view not whole (${next}): marking nothing until it is`)
-        this.observer.changed?.(false, next)
+        this.observer.changed?.(false, next, {sinceMs: backdateMs, lost: false})
       } else {
+        if (next === 'paused') this.spell.lost = true
         this.spell.reasons.push(next)
         this.logger.info({...this.fields, reason: next, was, source, detail: top?.detail}, `view still not whole, now ${next}`)
       }
@@ -95,9 +115,11 @@ export class ViewState {
     this.spell = undefined
     const durationMs = spell === undefined ? 0 : now - spell.start
     const first = spell?.reasons[0] ?? 'not-synced'
-    this.logger.info({...this.fields, reason: first, reasons: spell?.reasons ?? [], blindMs: Math.round(durationMs)}, 'view whole again: every grace period starts now')
-    this.observer.changed?.(true, undefined)
-    this.observer.spellEnded?.({reason: first, reasons: spell?.reasons ?? [], durationMs})
+    const lost = spell?.lost ?? true
+    const what = lost ? 'every grace period starts now' : 'silence counts again, blind time not counted'
+    this.logger.info({...this.fields, reason: first, reasons: spell?.reasons ?? [], blindMs: Math.round(durationMs), lost}, `view whole again: ${what}`)
+    this.observer.changed?.(true, undefined, {sinceMs: 0, lost})
+    this.observer.spellEnded?.({reason: first, reasons: spell?.reasons ?? [], durationMs, lost})
   }
 
   /** The most telling reason among the sources, with its detail. */

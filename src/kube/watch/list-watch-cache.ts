@@ -31,6 +31,11 @@ export type {CacheObserver, ListWatchCacheOptions, Validation} from './list-watc
 
 /** A stream that lived this long before the server closed it ended routinely, not by a fault. */
 export const ROUTINE_STREAM_MS = 10_000
+/**
+ * The health reason when the cache is whole again after it had to list (its watch could not resume
+ * from its resourceVersion): events may have been missed while it was not whole.
+ */
+export const RELISTED = 'watching after a relist'
 
 export class ListWatchCache<T extends KubeObject> {
   private readonly o: ResolvedOptions<T>
@@ -45,8 +50,13 @@ export class ListWatchCache<T extends KubeObject> {
   private cancelRelist: Cancel = () => {}
   /** Armed while a gap between streams lasts; fires when it has lasted too long. */
   private cancelGap: Cancel | undefined
+  private gapReason = ''
   private everSynced = false
   private started = false
+  /** A list is under way: a relist requested now would repeat it. */
+  private listing = false
+  /** A list completed since the last watch was established. */
+  private relisted = false
 
   constructor(options: ListWatchCacheOptions<T>) {
     this.o = resolveOptions(options)
@@ -94,7 +104,7 @@ export class ListWatchCache<T extends KubeObject> {
    * comes round. Repeated requests before the relist starts are one.
    */
   requestRelist(reason: string): void {
-    if (this.relistDue) return
+    if (this.relistDue || this.listing) return
     this.o.logger.info({resource: this.o.resource, reason}, 'relist requested')
     this.relistDue = true
     this.endWatch?.()
@@ -147,7 +157,8 @@ export class ListWatchCache<T extends KubeObject> {
         onEstablished: () => {
           this.endGap()
           this.everSynced = true
-          this.health.set(true, 'watching')
+          this.health.set(true, this.relisted ? RELISTED : 'watching')
+          this.relisted = false
         },
         onEnd: (end) => {
           // A stream silent past the watchdog has been blind for a long while already: no tolerance.
@@ -177,8 +188,20 @@ export class ListWatchCache<T extends KubeObject> {
     return next.relist
   }
 
+  /**
+   * A relist's gap is judged page by page: each page that arrives restarts the gap's tolerance, so a
+   * long list of 20k Leases that keeps answering is no blindness (every page is fresh, and the watch
+   * resumes from the list's resourceVersion, so nothing is missed), while a list that stalls is.
+   */
   private async relist(signal: AbortSignal): Promise<void> {
-    const snapshot = await listAll(this.o.list, this.o.pageSize, this.gate, signal)
+    this.listing = true
+    let snapshot
+    try {
+      snapshot = await listAll(this.o.list, this.o.pageSize, this.gate, signal, () => this.gapProgressed())
+    } finally {
+      this.listing = false
+    }
+    this.relisted = this.everSynced
     this.gate.retainOnly(snapshot.keys)
     this.rv = snapshot.resourceVersion
     this.emit(this.store.replace(snapshot.objects))
@@ -237,10 +260,19 @@ export class ListWatchCache<T extends KubeObject> {
       return
     }
     if (this.cancelGap !== undefined) return
+    this.gapReason = reason
     this.cancelGap = this.o.clock.setTimer(tolerance, () => {
       this.cancelGap = undefined
       this.health.set(false, `${reason}, for more than ${tolerance} ms`)
     })
+  }
+
+  /** The gap is making progress (a list page arrived): its tolerance starts again. */
+  private gapProgressed(): void {
+    if (this.cancelGap === undefined || !this.health.isWhole()) return
+    const reason = this.gapReason
+    this.endGap()
+    this.beginGap(reason)
   }
 
   private endGap(): void {

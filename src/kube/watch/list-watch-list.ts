@@ -14,7 +14,8 @@ export interface Snapshot<T> {
   resourceVersion: string
 }
 
-export async function listAll<T extends KubeObject>(list: Lister<T>, pageSize: number, gate: ObjectGate<T>, signal: AbortSignal): Promise<Snapshot<T>> {
+/** onPage hears each page as it arrives: a long list that keeps answering is progress, not a gap. */
+export async function listAll<T extends KubeObject>(list: Lister<T>, pageSize: number, gate: ObjectGate<T>, signal: AbortSignal, onPage: () => void = () => {}): Promise<Snapshot<T>> {
   const snapshot: Snapshot<T> = {objects: new Map(), keys: new Set(), resourceVersion: ''}
   let token: string | undefined
   let first = true
@@ -29,6 +30,7 @@ export async function listAll<T extends KubeObject>(list: Lister<T>, pageSize: n
       if (gate.admit(key, object)) snapshot.objects.set(key, object)
     }
     token = page.metadata?.continue || undefined
+    if (token !== undefined) onPage()
   } while (token !== undefined)
   return snapshot
 }

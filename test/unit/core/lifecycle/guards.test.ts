@@ -14,20 +14,64 @@ describe('controller lifecycle: guards', () => {
     expect(fx.clock.pending).to.equal(0)
   })
 
-  it('restarts every grace period when the view is whole again', async () => {
+  it('blind time is not silence: each deadline moves by the spell, and the silence before it still counts', async () => {
+    const fx = new LifecycleFixture()
+    fx.putPool('a', {ready: 'True'})
+    await fx.advance(GRACE - 10_000)
+    fx.putPool('b', {ready: 'True'})
+    fx.engine.setViewWhole(false)
+    fx.store.script.forbid('writeConditions')
+    await fx.advance(3 * GRACE)
+    fx.store.script.allow('writeConditions')
+    const whole = fx.clock.monotonic()
+    fx.engine.setViewWhole(true)
+    expect(fx.engine.nextLook('a')).to.equal(whole + 10_000)
+    expect(fx.engine.nextLook('b')).to.equal(whole + GRACE)
+    await fx.advance(10_000 - 1)
+    expect(fx.writes).to.equal(0)
+    await fx.advance(1)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['a'])
+    expect(fx.marks[0]?.delayMs, 'no blind time in the delay').to.equal(0)
+    await fx.advance(GRACE - 10_000)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['a', 'b'])
+  })
+
+  it('a spell in which events may have been missed (a pause, a relist) restarts every grace period', async () => {
     const fx = new LifecycleFixture()
     fx.putPool('a', {ready: 'True'})
     fx.putPool('b', {ready: 'False'})
+    await fx.advance(GRACE - 1000)
     fx.engine.setViewWhole(false)
     await fx.advance(3 * GRACE)
     const whole = fx.clock.monotonic()
-    fx.engine.setViewWhole(true)
-    expect(fx.engine.record('a')?.lastChange).to.equal(whole)
-    expect(fx.engine.record('b')?.lastChange).to.equal(whole)
+    fx.engine.setViewWhole(true, {sinceMs: 0, lost: true})
+    expect(fx.engine.nextLook('a')).to.equal(whole + GRACE)
     await fx.advance(GRACE - 1)
     expect(fx.writes).to.equal(0)
     await fx.advance(1)
     expect(fx.writes).to.equal(2)
+  })
+
+  it('a spell seen late is cut out from when it began: a pool that fell due meanwhile is not marked', async () => {
+    const fx = new LifecycleFixture()
+    const confirm: string[] = []
+    fx.engine['options'].confirmLease = (name) => {
+      confirm.push(name)
+      return Promise.reject(new Error('no answer within 5000 ms'))
+    }
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(GRACE + 20_000)
+    expect(confirm.length, 'due at 50 s: confirms failed').to.be.greaterThan(0)
+    // The API had been out since 45 s: the sight is sure only now, 25 s later.
+    fx.engine.setViewWhole(false, {sinceMs: 25_000, lost: false})
+    await fx.advance(60_000)
+    fx.engine['options'].confirmLease = () => Promise.resolve(undefined)
+    const whole = fx.clock.monotonic()
+    fx.engine.setViewWhole(true)
+    expect(fx.engine.overdueStats().pools, 'at 45 s of silence: not overdue').to.equal(0)
+    expect(fx.engine.nextLook('p')).to.equal(whole + 5000)
+    await fx.advance(5000)
+    expect(fx.ready('p')?.status).to.equal('Unknown')
   })
 
   it('starts blind: nothing is marked before the first whole view', async () => {
@@ -106,7 +150,7 @@ describe('controller lifecycle: guards', () => {
   it('recovers when the number falls back: reports once and marks the pools still stale', async () => {
     const fx = new LifecycleFixture({maxUnhealthy: {kind: 'percent', percent: 50}})
     for (const name of ['a', 'b', 'c', 'd']) fx.putPool(name, {ready: 'True'})
-    await fx.advance(GRACE)
+    await fx.advance(GRACE + GRACE / 5)
     expect(fx.writes).to.equal(0)
     expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped'])
     fx.renew('a', 'r1')

@@ -36,7 +36,7 @@ describe('--max-unhealthy', () => {
 
   it('reports a trip and a recovery once each', () => {
     const breaker = new UnhealthyBreaker({kind: 'count', count: 1})
-    expect([1, 2, 3, 2, 1, 0, 2].map((n) => breaker.update(n, 10))).to.deep.equal([
+    expect([1, 2, 3, 2, 1, 0, 2].map((n) => breaker.update(n, n, 10))).to.deep.equal([
       undefined,
       'tripped',
       undefined,

@@ -1,10 +1,13 @@
 /** The controller's sight: its loop runs on time and the API answers promptly, or it is blind. */
 import {expect} from 'chai'
-import {Sight, sightTimings, type SightState} from '../../../../src/core/lifecycle/sight.ts'
+import {PROBE_FAILURE_THRESHOLD, Sight, sightTimings, type SightOptions, type SightState} from '../../../../src/core/lifecycle/sight.ts'
 import {FakeClock} from '../../../support/fake-clock.ts'
 import {FakeLogger} from '../../../support/fake-logger.ts'
 
+/** Short timings, for the mechanics; the rules are tested at the production timings too. */
 const TIMINGS = {probeIntervalMs: 1000, probeTimeoutMs: 500, tickMs: 100, maxLagMs: 1000}
+/** The production timings: a 50 s grace period (probe every 5 s, deadline 5 s, tick 1 s, lag 5 s). */
+const PRODUCTION = sightTimings(50_000)
 
 /** A probe the test answers: each call waits until answered, or answers at once in 'auto' mode. */
 class ScriptedProbe {
@@ -17,10 +20,10 @@ class ScriptedProbe {
   }
 }
 
-function setup() {
+function setup(timings: Pick<SightOptions, 'probeIntervalMs' | 'probeTimeoutMs' | 'tickMs' | 'maxLagMs'> = TIMINGS) {
   const clock = new FakeClock()
   const probe = new ScriptedProbe()
-  const sight = new Sight({clock, logger: new FakeLogger(), probe: probe.probe, ...TIMINGS})
+  const sight = new Sight({clock, logger: new FakeLogger(), probe: probe.probe, ...timings})
   const states: SightState[] = []
   sight.subscribe((s) => states.push(s))
   const stop = new AbortController()
@@ -45,47 +48,68 @@ describe('Sight', () => {
     stop.abort()
   })
 
-  it('a failed probe is blindness until the next probe succeeds', async () => {
-    const {clock, probe, sight, states, stop} = setup()
+  it('one failed probe is not blindness; three in a row are, counted from the last good answer; one good probe ends it', async () => {
+    const {clock, probe, sight, states, stop} = setup(PRODUCTION)
     await clock.advance(0)
     expect(sight.check()).to.be.true
     probe.mode = 'fail'
-    await clock.advance(1000)
-    expect(sight.state).to.deep.equal({reason: 'api-unanswered', detail: 'HTTP 503: etcdserver: request timed out'})
+    await clock.advance(5000)
+    await clock.advance(5000)
+    expect(sight.check(), `${PROBE_FAILURE_THRESHOLD - 1} failures`).to.be.true
+    await clock.advance(5000)
+    expect(sight.check()).to.be.false
+    expect(sight.state).to.deep.equal({reason: 'api-unanswered', detail: 'HTTP 503: etcdserver: request timed out (3 probes failed in a row)', blindForMs: 15_000})
     probe.mode = 'auto'
-    await clock.advance(1000)
+    await clock.advance(5000)
     expect(sight.check()).to.be.true
     expect(states.map((s) => s.reason)).to.deep.equal([undefined, 'api-unanswered', undefined])
     stop.abort()
   })
 
-  it('a probe that hangs is aborted at its timeout and is blindness', async () => {
-    const {clock, probe, sight, stop} = setup()
+  it('a good probe between failures starts the count again', async () => {
+    const {clock, probe, states, stop} = setup(PRODUCTION)
     await clock.advance(0)
-    probe.mode = 'manual'
-    await clock.advance(1000)
-    const hung = probe.calls[0]!
-    await clock.advance(499)
-    expect(sight.check(), 'an answer may still come').to.be.true
-    await clock.advance(1)
-    expect(hung.signal.aborted).to.be.true
-    expect(sight.state).to.deep.equal({reason: 'api-unanswered', detail: 'no answer within 500 ms'})
+    for (const mode of ['fail', 'fail', 'auto', 'fail', 'fail', 'auto'] as const) {
+      probe.mode = mode
+      await clock.advance(5000)
+    }
+    expect(states.map((s) => s.reason)).to.deep.equal([undefined])
     stop.abort()
   })
 
-  it('sees a pause at once, even from a timer that fires before its own tick', async () => {
-    const {clock, probe, sight, stop} = setup()
+  it('probes that hang are aborted at their deadline; three in a row are blindness since the last answer', async () => {
+    const {clock, probe, sight, stop} = setup(PRODUCTION)
+    await clock.advance(0)
+    probe.mode = 'manual'
+    await clock.advance(5000)
+    const hung = probe.calls[0]!
+    await clock.advance(4999)
+    expect(hung.signal.aborted).to.be.false
+    await clock.advance(1)
+    expect(hung.signal.aborted).to.be.true
+    // The next probes start 5 s after each failure: at 15 s and 25 s, and fail at 20 s and 30 s.
+    await clock.advance(19_999)
+    expect(probe.calls).to.have.length(3)
+    expect(sight.check()).to.be.true
+    await clock.advance(1)
+    expect(sight.state).to.deep.equal({reason: 'api-unanswered', detail: 'no answer within 5000 ms (3 probes failed in a row)', blindForMs: 30_000})
+    stop.abort()
+  })
+
+  it('sees a pause at once, even from a timer that fires before its own tick (production timings)', async () => {
+    const {clock, probe, sight, stop} = setup(PRODUCTION)
     await clock.advance(0)
     expect(sight.check()).to.be.true
-    let seenByDeadline: boolean | undefined
-    // A grace deadline due before the next tick: after the pause it fires first.
-    clock.setTimer(50, () => (seenByDeadline = sight.check()))
     probe.mode = 'manual'
+    let seenByDeadline: boolean | undefined
+    // A grace deadline due before the next tick (1 s): after the pause it fires first. The last good
+    // probe is 10 s old, far from stale (35 s): only the pause check in check() can see it.
+    clock.setTimer(500, () => (seenByDeadline = sight.check()))
     await clock.jump(10_000)
     expect(seenByDeadline).to.be.false
     expect(sight.state.reason).to.equal('paused')
     expect(sight.state.detail).to.match(/the event loop ran \d+ ms late/)
-    expect(sight.state.blindForMs, 'the pause itself, for the blind time').to.be.at.least(9000)
+    expect(sight.state.blindForMs, 'the pause itself, for the blind time').to.equal(9000)
     stop.abort()
   })
 
@@ -132,14 +156,38 @@ describe('Sight', () => {
     stop.abort()
   })
 
-  it('a failure reported by another request is blindness until the next good probe', async () => {
-    const {clock, sight, stop} = setup()
+  it('one failed request is that request’s trouble; many failing together blind the sight until a probe sent after them answers', async () => {
+    const {clock, sight, stop} = setup(PRODUCTION)
     await clock.advance(0)
-    sight.reportApiFailure('get lease ironcore-machinepool-lease/p: no answer within 5s')
-    expect(sight.check()).to.be.false
-    expect(sight.state.detail).to.equal('get lease ironcore-machinepool-lease/p: no answer within 5s')
+    for (let i = 0; i < 4; i++) sight.reportRequest(false, 'get lease ironcore-machinepool-lease/p: no answer within 5000 ms')
+    expect(sight.check(), 'four failures').to.be.true
     await clock.advance(1000)
-    expect(sight.check()).to.be.true
+    sight.reportRequest(false, 'get lease ironcore-machinepool-lease/q: no answer within 5000 ms')
+    expect(sight.check()).to.be.false
+    expect(sight.state).to.deep.equal({
+      reason: 'api-unanswered',
+      detail: '5 of 5 requests failed within 10000 ms, the last: get lease ironcore-machinepool-lease/q: no answer within 5000 ms',
+      blindForMs: 1000,
+    })
+    await clock.advance(4000)
+    expect(sight.check(), 'the probe at 5 s, sent after the failures, answered').to.be.true
+    stop.abort()
+  })
+
+  it('failures that are less than half of the answers, or spread beyond the window, are no outage', async () => {
+    const {clock, sight, states, stop} = setup(PRODUCTION)
+    await clock.advance(0)
+    // A lossy link: one request in ten fails, for a minute.
+    for (let i = 0; i < 600; i++) {
+      sight.reportRequest(i % 10 !== 3, 'spoilt')
+      await clock.advance(100)
+    }
+    // Five failures, each alone in its window.
+    for (let i = 0; i < 5; i++) {
+      sight.reportRequest(false, 'slow')
+      await clock.advance(10_001)
+    }
+    expect(states.map((s) => s.reason)).to.deep.equal([undefined])
     stop.abort()
   })
 

@@ -32,7 +32,7 @@ describe('ViewState', () => {
     await clock.advance(700)
     view.set('leases', undefined)
     expect(view.whole).to.be.true
-    expect(spells).to.deep.equal([{reason: 'not-synced', reasons: ['not-synced'], durationMs: 700}])
+    expect(spells).to.deep.equal([{reason: 'not-synced', reasons: ['not-synced'], durationMs: 700, lost: true}])
   })
 
   it('reports the most telling reason, each spell once, and the time spent per reason', async () => {
@@ -47,7 +47,7 @@ describe('ViewState', () => {
     view.set('leases', undefined)
     expect(changes).to.deep.equal([[true, undefined], [false, 'watch-gap'], [true, undefined]])
     expect(blind).to.deep.equal([['not-synced', 0], ['watch-gap', 1000], ['paused', 2000], ['watch-gap', 500]])
-    expect(spells.at(-1)).to.deep.equal({reason: 'watch-gap', reasons: ['watch-gap', 'paused', 'watch-gap'], durationMs: 3500})
+    expect(spells.at(-1)).to.deep.equal({reason: 'watch-gap', reasons: ['watch-gap', 'paused', 'watch-gap'], durationMs: 3500, lost: true})
     expect(logger.at('warn').map((e) => [e.msg, e.obj.reason, e.obj.detail])).to.deep.equal([
       ['view not whole (watch-gap): marking nothing until it is', 'watch-gap', 'reconnecting'],
     ])
@@ -63,6 +63,27 @@ describe('ViewState', () => {
     view.set('sight', undefined)
     expect(blind.at(-1)).to.deep.equal(['paused', 6400])
     expect(spells.at(-1)).to.deep.include({reason: 'paused', durationMs: 6400})
+  })
+
+  it('a spell loses evidence only when this process paused or a source missed events; the change says so', async () => {
+    const clock = new FakeClock()
+    const hows: [boolean, {sinceMs: number; lost: boolean}][] = []
+    const view = new ViewState({clock, logger: new FakeLogger(), sources: ['sight', 'pools'], observer: {changed: (w, _r, how) => hows.push([w, how])}})
+    view.set('sight', undefined)
+    view.set('pools', undefined)
+    view.set('sight', 'api-unanswered', '3 probes failed in a row', 10_000)
+    await clock.advance(5000)
+    view.set('sight', undefined)
+    view.set('pools', 'watch-gap', 'relisting (gone)')
+    view.eventsMissed()
+    view.set('pools', undefined)
+    expect(hows).to.deep.equal([
+      [true, {sinceMs: 0, lost: true}],
+      [false, {sinceMs: 10_000, lost: false}],
+      [true, {sinceMs: 0, lost: false}],
+      [false, {sinceMs: 0, lost: false}],
+      [true, {sinceMs: 0, lost: true}],
+    ])
   })
 
   it('a source repeating its state changes nothing', () => {

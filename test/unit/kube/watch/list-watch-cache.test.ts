@@ -251,6 +251,46 @@ describe('ListWatchCache (fake lister and watcher, fake clock)', () => {
     await t.stop()
   })
 
+  it('a long periodic relist whose pages keep coming is no blindness (20k Leases, 40 pages of 500, 500 ms each); a page that stalls is', async () => {
+    const objects = Array.from({length: 20_000}, (_, i) => obj(`lease-${i}`, String(10 + i)))
+    const clock = new FakeClock()
+    const lister = new FakeLister(...objects)
+    // Each page takes 500 ms: the whole list 20 s, far past the gap tolerance of 3 s.
+    let stallAt: number | undefined = undefined
+    const slowList: typeof lister.list = (page) => {
+      const answer = lister.list(page)
+      const delay = stallAt !== undefined && lister.calls === stallAt ? 5000 : 500
+      return new Promise((resolve) => clock.setTimer(delay, () => resolve(answer)))
+    }
+    const watcher = new FakeWatcher()
+    const health: string[] = []
+    const cache = new ListWatchCache<Obj>({resource: 'leases', list: slowList, watch: watcher.watch, logger: new FakeLogger(), clock, random: () => 0, watchdogMs: 2 * RELIST, relistIntervalMs: RELIST, gapToleranceMs: 3000})
+    cache.onHealth((whole, reason) => health.push(`${whole}:${reason}`))
+    const controller = new AbortController()
+    const running = cache.start(controller.signal)
+    await clock.advance(40 * 500)
+    expect(cache.size).to.equal(20_000)
+    expect(health).to.deep.equal(['true:watching'])
+    // The periodic relist starts at 620 s and lasts 20 s.
+    await clock.advance(RELIST + 1000)
+    expect(lister.calls).to.equal(43)
+    // A relist asked for while one runs would only repeat it.
+    cache.requestRelist('a confirming read found a renewal the watch had not delivered')
+    await clock.advance(19_000)
+    expect(lister.calls).to.equal(80)
+    expect(health, 'the periodic relist: no gap').to.deep.equal(['true:watching'])
+    watcher.current.callbacks.done(null)
+    await clock.advance(1000)
+    expect(lister.calls, 'the stream reopened, no relist repeated').to.equal(80)
+    // The next periodic relist (at 1240 s) stalls on its tenth page for 5 s: a gap past the tolerance.
+    stallAt = 90
+    await clock.advance(RELIST + 30_000)
+    expect(lister.calls).to.equal(120)
+    expect(health).to.deep.equal(['true:watching', 'false:periodic relist, for more than 3000 ms', 'true:watching after a relist'])
+    controller.abort()
+    await running
+  })
+
   it('relistIntervalMs 0 never relists', async () => {
     const t = setup([obj('a', '10')], {relistIntervalMs: 0, watchdogMs: 10 * RELIST})
     await flushPromises()

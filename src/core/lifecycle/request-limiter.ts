@@ -1,0 +1,133 @@
+/**
+ * The controller's own load on the API, bounded as client-go bounds a client (`--qps`, `--burst`),
+ * plus a cap on requests in flight: a mass death of pools turns into a steady queue of confirming
+ * reads and writes, never a burst that the API server's priority and fairness answers with 429s
+ * (which would look like an outage and blind the controller). Shared by every kind of one process:
+ * it is one client, one APF flow.
+ *
+ * Two lanes: writes of pools already confirmed silent go before new confirming reads, so that a
+ * confirmation is acted on while it is fresh. A call's own deadline starts when it leaves the queue.
+ */
+import type {Cancel, Clock} from '../clock.ts'
+import {TokenBucket} from '../token-bucket.ts'
+
+export interface RequestLimits {
+  /** Requests per second, sustained (client-go's QPS). */
+  qps: number
+  /** Requests allowed at once above the rate (client-go's burst). */
+  burst: number
+  /** Requests in flight at most. */
+  concurrency: number
+}
+
+/**
+ * kube-scheduler's client defaults (QPS 50, burst 100), and 16 in flight: at a few ms a request the
+ * rate binds, not the cap; a hung API holds 16 seats of its priority level at most, far below what
+ * APF queues before rejecting. A mass death of 1000 pools (2000 requests) is worked off in about 20 s.
+ */
+export const DEFAULT_REQUEST_LIMITS: RequestLimits = {qps: 50, burst: 100, concurrency: 16}
+
+interface Waiting {
+  start: () => void
+  fail: (error: Error) => void
+  signal?: AbortSignal
+  onAbort?: () => void
+}
+
+export class RequestLimiter {
+  private readonly bucket: TokenBucket
+  private readonly clock: Clock
+  private readonly limits: RequestLimits
+  private readonly lanes: [Waiting[], Waiting[]] = [[], []]
+  private running = 0
+
+  constructor(clock: Clock, limits: RequestLimits = DEFAULT_REQUEST_LIMITS) {
+    this.clock = clock
+    this.limits = limits
+    this.bucket = new TokenBucket(limits.qps, limits.burst, clock)
+  }
+
+  /** Requests waiting for a slot or a token, and requests in flight (for tests and benches). */
+  get queued(): number {
+    return this.lanes[0].length + this.lanes[1].length
+  }
+  get inFlight(): number {
+    return this.running
+  }
+
+  /**
+   * Runs call when a slot and a token are free; urgent calls go first. Rejects with the signal's
+   * reason when it aborts before the call started (the call is then never made).
+   */
+  run<T>(call: () => Promise<T>, options: {urgent?: boolean; signal?: AbortSignal} = {}): Promise<T> {
+    const {signal} = options
+    return new Promise<T>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason as Error)
+        return
+      }
+      const waiting: Waiting = {
+        signal,
+        fail: reject,
+        start: () => {
+          let started: Promise<T>
+          try {
+            started = call()
+          } catch (error) {
+            started = Promise.reject(error instanceof Error ? error : new Error(String(error)))
+          }
+          started.then(resolve, reject).finally(() => {
+            this.running--
+            this.pump()
+          })
+        },
+      }
+      if (signal !== undefined) {
+        waiting.onAbort = () => {
+          const lane = this.lanes[options.urgent ? 0 : 1]
+          const at = lane.indexOf(waiting)
+          if (at >= 0) lane.splice(at, 1)
+          reject(signal.reason as Error)
+        }
+        signal.addEventListener('abort', waiting.onAbort, {once: true})
+      }
+      this.lanes[options.urgent ? 0 : 1].push(waiting)
+      this.pump()
+    })
+  }
+
+  private pump(): void {
+    while (this.running < this.limits.concurrency) {
+      const next = this.lanes[0].shift() ?? this.lanes[1].shift()
+      if (next === undefined) return
+      this.running++
+      const wait = this.bucket.reserve()
+      const go = () => {
+        if (next.onAbort !== undefined) next.signal?.removeEventListener('abort', next.onAbort)
+        if (next.signal?.aborted) {
+          this.running--
+          next.fail(next.signal.reason as Error)
+          this.pump()
+          return
+        }
+        next.start()
+      }
+      if (wait <= 0) go()
+      else {
+        const timer: {cancel: Cancel} = {cancel: () => {}}
+        const onAbort = () => {
+          timer.cancel()
+          this.running--
+          next.fail(next.signal?.reason as Error)
+          this.pump()
+        }
+        // Aborted while waiting for its token: the slot is freed at once (the token is spent).
+        next.signal?.addEventListener('abort', onAbort, {once: true})
+        timer.cancel = this.clock.setTimer(wait, () => {
+          next.signal?.removeEventListener('abort', onAbort)
+          go()
+        })
+      }
+    }
+  }
+}
