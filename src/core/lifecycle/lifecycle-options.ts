@@ -90,10 +90,12 @@ export interface PoolLifecycleOptions {
   /** Bounds the reads and writes (rate, burst, in flight); share one per process. Default: one of its own with the default limits. */
   limiter?: RequestLimiter
   /**
-   * With --max-unhealthy: the window in which pools going silent count as "at once", and for which a
-   * newly silent pool is held before it is judged. Default {@link breakerWindowMs}.
+   * With --max-unhealthy: the window in which pools going silent count as "at once" (marked ones
+   * included). Default {@link breakerWindowMs}.
    */
   breakerWindowMs?: number
+  /** With --max-unhealthy: how long a newly silent pool is held before it is judged. Default {@link breakerHoldMs}. */
+  breakerHoldMs?: number
   /**
    * Asked before each decision: whether the controller's sight still vouches for its view (its own
    * loop ran on time, the API answers promptly). May report blindness (setViewWhole(false)) before it
@@ -126,6 +128,7 @@ export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecy
     onRequest: options.onRequest ?? (() => {}),
     limiter: options.limiter ?? new RequestLimiter(options.clock),
     breakerWindowMs: options.breakerWindowMs ?? breakerWindowMs(options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS),
+    breakerHoldMs: options.breakerHoldMs ?? breakerHoldMs(options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS),
     canJudge: options.canJudge ?? (() => true),
     plan: options.plan ?? FULL_WRITE_PLAN,
     gracePeriodMs: options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS,
@@ -136,11 +139,21 @@ export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecy
 }
 
 /**
- * The breaker's window: a fifth of the grace period, i.e. IronCore's heartbeat interval at its
- * defaults (10 s renewals, 50 s grace), over which a partition's deadlines spread.
+ * The breaker's hold: a fifth of the grace period, IronCore's heartbeat interval at its defaults (10 s
+ * renewals, 50 s grace), over which a partition's deadlines spread: by the time the first pool of a
+ * partitioned fleet is judged, the rest have fallen due too.
+ */
+export function breakerHoldMs(gracePeriodMs: number): number {
+  return gracePeriodMs / 5
+}
+
+/**
+ * The breaker's window: four fifths of the grace period, IronCore's lease duration at its defaults
+ * (40 s): poollets that renew more slowly than the hold spread their deadlines further, and the
+ * pools marked early in the spread still count against the limit.
  */
 export function breakerWindowMs(gracePeriodMs: number): number {
-  return gracePeriodMs / 5
+  return (gracePeriodMs * 4) / 5
 }
 
 /** The delay before retry number n (1-based): base, 2·base, 4·base … capped at max. */

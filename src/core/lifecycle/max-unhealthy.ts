@@ -5,15 +5,16 @@
  * falls back.
  *
  * "At once" is a window, not an instant: poollets renew at their own phase, so a partition makes their
- * deadlines fall over a whole heartbeat interval, one pool at a time. The engine therefore counts the
- * pools that went silent within the window (marked ones included) and holds each newly stale pool for
- * that window before it is judged, so the count is complete when the first of a partitioned fleet
- * would be marked. It trips on that count, and stays open while either that count or the pools it
+ * deadlines fall over a whole heartbeat interval, one pool at a time. The engine therefore holds each
+ * newly stale pool for a heartbeat interval before it is judged, so the count is complete when the
+ * first of a partitioned fleet would be marked, and counts the pools that went silent within a longer
+ * window (a lease duration), marked ones included, so that a fleet whose deadlines spread wider than
+ * the hold still trips it once more than the limit went silent. It trips on that count, and stays open while either that count or the pools it
  * holds (stale, not marked) exceed the limit: a partition that lasts keeps it open; pools coming back
  * close it, and the ones still silent are marked then.
  *
  * The price, which is its purpose: a mass death of more than the limit within the window is held, not
- * marked, until enough pools come back; and with the breaker on, every mark waits the window.
+ * marked, until enough pools come back; and with the breaker on, every mark waits the hold.
  */
 
 /** A count of pools, or a share of the kind's pools in percent (0–100, decimals allowed). */

@@ -298,7 +298,7 @@ export class PoolLifecycle {
       const news = record.readyStatus !== 'Unknown'
       if (news) this.silent.set(name, deadline)
       // With the breaker on, a newly silent pool is judged once the window has seen who else went silent.
-      if (hold && news) this.deadlines.set(name, now + this.options.breakerWindowMs)
+      if (hold && news) this.deadlines.set(name, now + this.options.breakerHoldMs)
       else ready.push(name)
     }
     this.judge()

@@ -1,0 +1,263 @@
+/**
+ * The second promise: no dead pool left Ready=True longer than a bound. A mark already sent is never
+ * abandoned and is counted once, one pool's trouble is that pool's, a mass death goes out at a
+ * bounded rate, and the breaker sees a partition whose deadlines spread over a heartbeat interval.
+ * Production timings throughout (50 s grace, sightTimings(50_000)).
+ */
+import {expect} from 'chai'
+import {kindEngine} from '../../../../src/core/lifecycle/kind-engine.ts'
+import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
+import {Sight, sightTimings} from '../../../../src/core/lifecycle/sight.ts'
+import type {Pool, PoolCondition} from '../../../../src/core/types.ts'
+import {FakeClock} from '../../../support/fake-clock.ts'
+import {FakeLogger} from '../../../support/fake-logger.ts'
+import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
+
+/** A write the test lets land (or not) and answer (or not). */
+function heldWrites(fx: LifecycleFixture) {
+  const held: {land: () => Pool; signal: AbortSignal | undefined; answer: (pool: Pool) => void; fail: (error: Error) => void}[] = []
+  fx.store.writeConditions = (name: string, _rv: string, conditions: PoolCondition[], signal?: AbortSignal) =>
+    new Promise<Pool>((resolve, reject) => {
+      const land = () => {
+        const pool = fx.store.peek(name)!
+        return fx.store.put({...pool, status: {...pool.status, conditions}})
+      }
+      held.push({land, signal, answer: resolve, fail: reject})
+    })
+  return held
+}
+
+describe('controller lifecycle: live verdicts', () => {
+  describe('a mark already sent', () => {
+    it('a write in flight when the view turns blind finishes; its mark is logged, Evented and counted once', async () => {
+      const fx = new LifecycleFixture()
+      const held = heldWrites(fx)
+      fx.putPool('p', {ready: 'True'})
+      await fx.advance(GRACE)
+      expect(held).to.have.length(1)
+      fx.engine.setViewWhole(false)
+      expect(held[0]!.signal?.aborted, 'blindness aborts nothing').to.be.false
+      held[0]!.answer(held[0]!.land())
+      await fx.advance(0)
+      expect(fx.ready('p')?.status).to.equal('Unknown')
+      expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+      expect(fx.events.events.map((e) => e.reason)).to.deep.equal(['MachinePoolStatusUnknown'])
+      expect(fx.logger.at('info').filter((e) => e.msg === 'pool marked Ready=Unknown')).to.have.length(1)
+      fx.engine.setViewWhole(true)
+      await fx.advance(GRACE)
+      expect(fx.marks).to.have.length(1)
+    })
+
+    it('a write that landed but whose answer was lost is settled by reading the pool back: one mark, no second write', async () => {
+      const fx = new LifecycleFixture()
+      const held = heldWrites(fx)
+      fx.putPool('p', {ready: 'True'})
+      await fx.clock.advance(GRACE)
+      held[0]!.land()
+      held[0]!.fail(new Error('write tcp: connection reset by peer'))
+      await fx.clock.advance(0)
+      expect(fx.store.script.log).to.deep.equal(['get'])
+      expect(fx.marks.map((m) => [m.name, m.retries])).to.deep.equal([['p', 0]])
+      expect(fx.events.events).to.have.length(1)
+      expect(fx.logger.at('error'), 'no failure: the mark landed').to.deep.equal([])
+      await fx.advance(5 * GRACE)
+      expect(held).to.have.length(1)
+      expect(fx.marks).to.have.length(1)
+    })
+
+    it('when the settling read fails too, the watch settles it: one mark, counted when the pool is seen Unknown', async () => {
+      const fx = new LifecycleFixture()
+      const held = heldWrites(fx)
+      fx.putPool('p', {ready: 'True'})
+      await fx.clock.advance(GRACE)
+      fx.store.script.failNext('get', () => new Error('no answer within 5000 ms'))
+      held[0]!.land()
+      held[0]!.fail(new Error('no answer within 5000 ms'))
+      await fx.clock.advance(0)
+      expect(fx.marks).to.deep.equal([])
+      expect(fx.engine.overdueStats().pools).to.equal(1)
+      // The watch delivers the pool as the write left it.
+      await fx.advance(0)
+      expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+      await fx.advance(5 * GRACE)
+      expect(held).to.have.length(1)
+      expect(fx.marks).to.have.length(1)
+      expect(fx.events.events).to.have.length(1)
+    })
+
+    it('a write aborted when leadership is lost that had landed all the same is counted once', async () => {
+      const fx = new LifecycleFixture()
+      const held = heldWrites(fx)
+      fx.putPool('p', {ready: 'True'})
+      await fx.clock.advance(GRACE)
+      held[0]!.land()
+      fx.engine.setLeader(false)
+      expect(held[0]!.signal?.aborted).to.be.true
+      held[0]!.fail(held[0]!.signal!.reason as Error)
+      await fx.clock.advance(0)
+      expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+      expect(fx.events.events).to.have.length(1)
+    })
+  })
+
+  describe('one pool’s trouble is that pool’s', () => {
+    it('a confirming read that fails retries that pool alone; the others are marked on time', async () => {
+      const fx = new LifecycleFixture()
+      const reads = new Map<string, number>()
+      fx.engine['options'].confirmLease = (name) => {
+        reads.set(name, (reads.get(name) ?? 0) + 1)
+        return name === 'flaky' && reads.get(name)! <= 2 ? Promise.reject(new Error('HTTP 500')) : Promise.resolve(undefined)
+      }
+      for (const name of ['a', 'flaky', 'b']) fx.putPool(name, {ready: 'True'})
+      await fx.advance(GRACE)
+      expect(fx.marks.map((m) => m.name)).to.deep.equal(['a', 'b'])
+      await fx.advance(1000 + 2000)
+      expect(fx.marks.map((m) => [m.name, m.retries, m.delayMs])).to.deep.equal([['a', 0, 0], ['b', 0, 0], ['flaky', 2, 3000]])
+    })
+  })
+
+  describe('bounded load', () => {
+    it('a mass death of 1000 pools goes out at the limiter’s rate, never more than its cap in flight, and every pool is marked', async () => {
+      const fx = new LifecycleFixture()
+      // On the fixture's clock.
+      fx.engine['options'].limiter = new RequestLimiter(fx.clock, {qps: 50, burst: 100, concurrency: 16})
+      let inFlight = 0
+      let most = 0
+      const starts: number[] = []
+      fx.engine['options'].confirmLease = () => {
+        starts.push(fx.clock.monotonic())
+        most = Math.max(most, ++inFlight)
+        return new Promise((resolve) => fx.clock.setTimer(20, () => (inFlight--, resolve(undefined))))
+      }
+      for (let i = 0; i < 1000; i++) fx.putPool(`p${i}`, {ready: 'True'})
+      await fx.advance(GRACE)
+      for (let s = 0; s < 60 && fx.marks.length < 1000; s++) await fx.advance(1000)
+      expect(fx.marks).to.have.length(1000)
+      expect(most).to.equal(16)
+      // 2000 requests (a read and a write each): the burst of 100, then 50 a second.
+      const last = Math.max(...fx.marks.map((m) => m.delayMs))
+      expect(last).to.be.within(37_000, 40_000)
+      const firstSecond = starts.filter((t) => t < GRACE + 1000).length
+      expect(firstSecond, 'reads in the first second: at most burst + qps').to.be.at.most(150)
+    })
+  })
+
+  describe('the breaker sees a partition', () => {
+    /** 100 pools renewing every intervalMs, each at its own phase; stopped(i) ends renewals at 60 s. */
+    async function fleet(fx: LifecycleFixture, seconds: number, stopped: (i: number) => boolean, intervalMs = 10_000) {
+      for (let i = 0; i < 100; i++) fx.putPool(`p${i}`, {ready: 'True'})
+      const stepMs = intervalMs / 100
+      for (let step = 0; step < (seconds * 1000) / stepMs; step++) {
+        await fx.clock.advance(stepMs)
+        const i = step % 100
+        if ((step + 1) * stepMs <= 60_000 || !stopped(i)) fx.renew(`p${i}`, `r${step}`)
+      }
+      await fx.advance(0)
+    }
+
+    it('with --max-unhealthy=30% and every poollet cut off at once: 0 marks, breaker open, one report', async () => {
+      const fx = new LifecycleFixture({maxUnhealthy: {kind: 'percent', percent: 30}})
+      await fleet(fx, 60 + 3 * 50, () => true)
+      expect(fx.marks).to.deep.equal([])
+      expect(fx.writes).to.equal(0)
+      expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped'])
+      expect(fx.engine.breakerState.tripped).to.be.true
+      expect(fx.engine.overdueStats().pools, 'held, and visible as overdue').to.equal(100)
+    })
+
+    it('with --max-unhealthy=30% and 10% dead: all of them marked, the breaker never trips', async () => {
+      const fx = new LifecycleFixture({maxUnhealthy: {kind: 'percent', percent: 30}})
+      await fleet(fx, 60 + 2 * 50, (i) => i % 10 === 0)
+      expect(fx.marks.map((m) => m.name).sort()).to.deep.equal(['p0', 'p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90'])
+      expect(fx.breakers).to.deep.equal([])
+      expect(Math.max(...fx.marks.map((m) => m.delayMs)), 'each held one window (10 s)').to.be.at.most(GRACE / 5 + 100)
+    })
+
+    it('poollets that renew slower than the hold (every 40 s): the pools marked early still count, and it trips at the limit', async () => {
+      const fx = new LifecycleFixture({maxUnhealthy: {kind: 'percent', percent: 30}})
+      await fleet(fx, 60 + 3 * 50, () => true, 40_000)
+      expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped'])
+      // Deadlines spread over 40 s: a quarter falls due within any hold, below the limit; the first few
+      // judged are marked, until the window (marked ones included) holds more than 30 %.
+      expect(fx.marks.length).to.be.within(1, 10)
+    })
+
+    it('pools that come back close it, and the ones still silent are marked then', async () => {
+      const fx = new LifecycleFixture({maxUnhealthy: {kind: 'percent', percent: 30}})
+      await fleet(fx, 60 + 80, () => true)
+      expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped'])
+      for (let i = 0; i < 80; i++) fx.renew(`p${i}`, 'back')
+      await fx.advance(0)
+      expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped', 'recovered'])
+      expect(fx.marks).to.have.length(20)
+    })
+  })
+
+  describe('the whole wiring, on a lossy API (production timings)', () => {
+    it('5 % of probes and confirming reads fail at random: every dead pool marked within 2 × grace, no live pool marked', async () => {
+      const clock = new FakeClock()
+      let seed = 7
+      const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+      const lossy = () => (random() < 0.05 ? Promise.reject(new Error('spoilt')) : Promise.resolve())
+      const sight = new Sight({clock, logger: new FakeLogger(), probe: lossy, ...sightTimings(GRACE)})
+      const fx = new LifecycleFixture({active: false})
+      // The fixture's engine is replaced by the production wiring on the test's own clock.
+      const engine = kindEngine({
+        kind: fx.kind,
+        clock,
+        sight,
+        caches: ['pools', 'leases'],
+        store: fx.store,
+        getPool: (name) => fx.store.peek(name),
+        getLease: (name) => fx.leases.get(name),
+        confirmLease: (name) => lossy().then(() => fx.apiLeases.get(name)),
+        events: fx.events,
+        logger: fx.logger,
+        gracePeriodMs: GRACE,
+        // Marks timed on the real (fake) clock: the report's own times leave blind spells out.
+        observer: {marked: (r) => fx.marks.push({...r, writtenAt: clock.monotonic()})},
+      })
+      const stop = new AbortController()
+      void sight.run(stop.signal)
+      engine.cacheState('pools', undefined)
+      engine.cacheState('leases', undefined)
+      engine.lifecycle.setLeader(true)
+      const names = Array.from({length: 200}, (_, i) => `p${i}`)
+      const delivered = new Map<string, string | undefined>()
+      const pool = (name: string) => {
+        const stored = fx.store.peek(name)
+        if (stored === undefined || delivered.get(name) === stored.metadata.resourceVersion) return
+        delivered.set(name, stored.metadata.resourceVersion)
+        engine.lifecycle.poolUpserted(stored)
+      }
+      for (const name of names) {
+        fx.store.put({apiVersion: 'compute.ironcore.dev/v1alpha1', kind: 'MachinePool', metadata: {name, uid: name, generation: 1}, status: {conditions: [{type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: 'ok', observedGeneration: 1}]}})
+        pool(name)
+      }
+      const renew = (name: string, at: number) => {
+        const lease = {name, namespace: fx.kind.leaseNamespace, spec: {holderIdentity: `${name}_x`, renewTime: String(at)}}
+        fx.leases.set(name, lease)
+        fx.apiLeases.set(name, lease)
+        engine.lifecycle.leaseUpserted(lease)
+      }
+      // Every pool renews every 10 s at its phase; the even ones die at 60 s.
+      let deathAt = 0
+      for (let step = 0; step < 10 * (60 + 2 * 50); step++) {
+        await clock.advance(100)
+        const now = clock.monotonic()
+        if (now === 60_000) deathAt = now
+        for (let i = step % 100; i < 200; i += 100) {
+          if (i % 2 === 0 && now > 60_000) continue
+          renew(`p${i}`, now)
+        }
+        for (const name of names) pool(name)
+      }
+      const marked = new Set(fx.marks.map((m) => m.name))
+      expect([...marked].filter((n) => Number(n.slice(1)) % 2 === 1), 'live pools marked').to.deep.equal([])
+      expect(marked.size, 'dead pools marked').to.equal(100)
+      const last = Math.max(...names.filter((n) => Number(n.slice(1)) % 2 === 0).map((n) => fx.marks.find((m) => m.name === n)!.writtenAt))
+      expect(last - deathAt).to.be.at.most(2 * GRACE)
+      stop.abort()
+    })
+  })
+})
