@@ -5,6 +5,7 @@
  */
 import type {KubeConfig} from '@kubernetes/client-node'
 import {
+  BLIND_REASONS,
   systemClock,
   breakerEvent,
   findCondition,
@@ -108,6 +109,7 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
     viewObserver: {
       changed: (whole, reason) => {
         metrics.viewWhole.set({kind: kind.name}, whole ? 1 : 0)
+        for (const r of BLIND_REASONS) metrics.viewBlind.set({kind: kind.name, reason: r}, r === reason ? 1 : 0)
         if (reason !== undefined) metrics.blindSpells.inc({kind: kind.name, reason})
       },
       blindFor: (reason, ms) => metrics.blindSeconds.inc({kind: kind.name, reason}, ms / 1000),

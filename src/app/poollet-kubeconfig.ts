@@ -16,6 +16,8 @@ export interface PoolletKubeConfig {
   kubeConfig: KubeConfig
   /** The certificate rotation, when on: one more runnable of the poollet's manager. */
   rotation?: Runnable
+  /** Subscribes to the rotation's failed renewals, when rotation is on. */
+  onRotationFailure?: (listener: () => void) => void
 }
 
 /** A bad flag value found only when it is read (a missing file): the command reports it as usage. */
@@ -91,5 +93,6 @@ export async function poolletKubeConfig(options: IdentityOptions, deps: PoolletK
   return {
     kubeConfig: identity.kubeConfig,
     rotation: options.rotateCertificates ? {name: 'certificate rotation', start: (runSignal) => identity.rotate(runSignal)} : undefined,
+    onRotationFailure: options.rotateCertificates ? (listener) => identity.onRotationFailure(listener) : undefined,
   }
 }

@@ -7,6 +7,7 @@ import type {KubeConfig} from '@kubernetes/client-node'
 import {systemClock, Heartbeat, type PoolletOptions, type Logger} from '../core/index.ts'
 import {createRuntimeProbe} from '../iri/index.ts'
 import {EventRecorder} from '../kube/stores/event-recorder.ts'
+import {clientCertificateNotAfter} from '../kube/http/client-certificate.ts'
 import {dropConnections} from '../kube/http/kubeconfig.ts'
 import {createLeaseStore} from '../kube/stores/lease-store.ts'
 import {createPoolStatusStore} from '../kube/stores/pool-status-store.ts'
@@ -26,8 +27,9 @@ const EVENT_FLUSH_TIMEOUT_MS = 2_000
 export interface PoolletWiring {
   options: PoolletOptions
   kubeConfig: KubeConfig
-  /** The client certificate's rotation (poollet-kubeconfig.ts), when on. */
+  /** The client certificate's rotation (poollet-kubeconfig.ts), when on, and its failures. */
   rotation?: Runnable
+  onRotationFailure?: (listener: () => void) => void
   runtimeEndpoint: string
   holderIdentity: string
   metricsAddress?: BindAddress
@@ -40,7 +42,10 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
   const kind = options.kind
   const probe = createRuntimeProbe(kind, wiring.runtimeEndpoint, {timeoutMs: options.heartbeatStatusTimeoutMs})
   const registry = createRegistry()
-  const metrics = createPoolletMetrics(registry, kind.name)
+  // The certificate kubeConfig presents, read at each scrape: rotation switches it in place.
+  const certificateNotAfter = clientCertificateNotAfter(kubeConfig) === undefined ? undefined : () => clientCertificateNotAfter(kubeConfig)
+  const metrics = createPoolletMetrics(registry, kind.name, {certificateNotAfter})
+  wiring.onRotationFailure?.(() => metrics.certificateRotationFailures.inc())
   // A watch on this one pool: a steady-state tick then reads nothing. Trusted only while whole; until
   // then (or if the watch is refused) the heartbeat reads the pool itself, so the Lease never waits on it.
   const poolCache = createPoolCache(kubeConfig, kind, {logger, fieldSelector: `metadata.name=${options.poolName}`})

@@ -99,9 +99,9 @@ export default class Poollet extends Command {
         timeoutMs: options.runtimeDiscoveryTimeoutMs,
         signal,
       })
-      const {kubeConfig, rotation} = plain !== undefined ? {kubeConfig: plain, rotation: undefined} : await poolletKubeConfig(identity, {kind: options.kind, pool: options.poolName, logger}, signal)
+      const {kubeConfig, rotation, onRotationFailure} = plain !== undefined ? {kubeConfig: plain} : await poolletKubeConfig(identity, {kind: options.kind, pool: options.poolName, logger}, signal)
       const holderIdentity = flags['holder-identity'] ?? defaultHolderIdentity(options.poolName, randomUUID())
-      await runPoollet({options, kubeConfig, rotation, runtimeEndpoint, holderIdentity, metricsAddress: flags['metrics-bind-address'], logger}, signal)
+      await runPoollet({options, kubeConfig, rotation, onRotationFailure, runtimeEndpoint, holderIdentity, metricsAddress: flags['metrics-bind-address'], logger}, signal)
     })
   }
 }

@@ -58,6 +58,6 @@ export function clusterRoleBinding(roleName: string, subjects: Subject[]): Manif
   return {apiVersion: `${RBAC}/v1`, kind: 'ClusterRoleBinding', metadata: metadata(roleName), roleRef: {apiGroup: RBAC, kind: 'ClusterRole', name: roleName}, subjects}
 }
 
-export function kustomization(resources: string[]): Manifest {
-  return {apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources}
+export function kustomization(resources: string[], component = false): Manifest {
+  return component ? {apiVersion: 'kustomize.config.k8s.io/v1alpha1', kind: 'Component', resources} : {apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources}
 }

@@ -8,6 +8,8 @@ import {CONTROLLER_NAMESPACE, IMAGE} from './names.ts'
 import {CONTAINER_SECURITY_CONTEXT, POD_SECURITY_CONTEXT, RESOURCES, RUN_AS_USER, TMP_MOUNT, TMP_VOLUME} from './security.ts'
 
 export const EXAMPLE_POOL = 'example-pool'
+/** The poollet's /metrics (off unless asked for: --metrics-bind-address defaults to 0). */
+export const POOLLET_METRICS_PORT = 8080
 export const KUBECONFIG_DIR = '/etc/ironpool/kubeconfig'
 /** The directory of the IRI runtime's well-known sockets (iep15.md): the host's, seen at the same path. */
 export const RUNTIME_SOCKET_DIR = '/var/run'
@@ -45,7 +47,9 @@ export function poolletDeployment(kind: PoolKind, pool: string): Manifest {
               image: IMAGE,
               // --kubeconfig, not $KUBECONFIG: the poollet prefers in-cluster configuration to $KUBECONFIG,
               // and in a pod that would be the wrong identity (or none, with no token mounted).
-              args: ['poollet', `--pool-name=${pool}`, `--kind=${kind.name}`, `--kubeconfig=${KUBECONFIG_DIR}/kubeconfig`],
+              args: ['poollet', `--pool-name=${pool}`, `--kind=${kind.name}`, `--kubeconfig=${KUBECONFIG_DIR}/kubeconfig`, `--metrics-bind-address=:${POOLLET_METRICS_PORT}`],
+              // Named: deploy/monitoring's PodMonitor scrapes the port called metrics.
+              ports: [{name: 'metrics', containerPort: POOLLET_METRICS_PORT, protocol: 'TCP'}],
               resources: RESOURCES,
               securityContext: CONTAINER_SECURITY_CONTEXT,
               volumeMounts: [

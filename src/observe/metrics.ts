@@ -29,8 +29,13 @@ export const EVENT_LOOP_MONITORING_PRECISION_MS = 1000
 export function createRegistry(): Registry {
   const registry = new Registry()
   collectDefaultMetrics({register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_PRECISION_MS})
+  // Gauges that prom-client names like counters (promtool check metrics: non-counter metrics should not
+  // have "_total" suffix); each is the sum of the same gauge by type (nodejs_active_handles{type}, ...).
+  for (const name of MISNAMED_DEFAULT_METRICS) registry.removeSingleMetric(name)
   return registry
 }
+
+const MISNAMED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']
 
 /** Probe and lease write latency: a probe deadline is a few seconds, a Lease write tens of ms. */
 const CALL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -43,9 +48,19 @@ export interface PoolletMetrics {
   readyTransitions: Counter<'kind' | 'status'>
   /** Unix seconds of the last Lease write that landed. */
   lastRenewTime: Gauge
+  /** Renewals of the client certificate that failed (each is retried after a growing delay). */
+  certificateRotationFailures: Counter
 }
 
-export function createPoolletMetrics(registry: Registry, kind: PoolKindName): PoolletMetrics {
+export interface PoolletMetricSources {
+  /**
+   * The notAfter (wall ms) of the client certificate in use, read at each scrape; given only when the
+   * poollet authenticates with one (then ironpool_poollet_certificate_expiration_timestamp_seconds is exported).
+   */
+  certificateNotAfter?: () => number | undefined
+}
+
+export function createPoolletMetrics(registry: Registry, kind: PoolKindName, sources: PoolletMetricSources = {}): PoolletMetrics {
   const registers = [registry]
   const metrics: PoolletMetrics = {
     probeDuration: new Histogram({name: `${PREFIX}poollet_probe_duration_seconds`, help: 'Duration of IRI runtime probes, failed ones included.', labelNames: ['kind'], buckets: CALL_BUCKETS, registers}),
@@ -54,6 +69,23 @@ export function createPoolletMetrics(registry: Registry, kind: PoolKindName): Po
     leaseRenewFailures: new Counter({name: `${PREFIX}poollet_lease_renew_failures_total`, help: 'Lease renewals that failed after their bounded retries.', registers}),
     readyTransitions: new Counter({name: `${PREFIX}poollet_ready_transitions_total`, help: 'Writes that changed the pool Ready condition, by new status.', labelNames: ['kind', 'status'], registers}),
     lastRenewTime: new Gauge({name: `${PREFIX}poollet_last_successful_renew_timestamp_seconds`, help: 'Unix time of the last successful Lease renewal.', registers}),
+    certificateRotationFailures: new Counter({name: `${PREFIX}poollet_certificate_rotation_failures_total`, help: 'Client certificate renewals that failed (each is retried after a growing delay).', registers}),
+  }
+  metrics.certificateRotationFailures.inc(0)
+  const notAfter = sources.certificateNotAfter
+  // As the kubelet's kubelet_certificate_manager_client_expiration_seconds, in base units and named as a
+  // timestamp. Registered only for a poollet that presents a certificate: prom-client would report an
+  // unset unlabelled gauge as 0 (expired in 1970). Unreadable at a scrape, it keeps the last value.
+  if (notAfter !== undefined) {
+    new Gauge({
+      name: `${PREFIX}poollet_certificate_expiration_timestamp_seconds`,
+      help: 'Unix time at which the client certificate the poollet authenticates with expires.',
+      registers,
+      collect() {
+        const ms = notAfter()
+        if (ms !== undefined) this.set(ms / 1000)
+      },
+    })
   }
   metrics.probeDuration.zero({kind})
   metrics.probeFailures.inc({kind}, 0)
@@ -94,6 +126,8 @@ export interface ControllerMetrics {
   leader: Gauge
   /** 1 while the kind's view is whole (the controller may judge), else 0. */
   viewWhole: Gauge<'kind'>
+  /** 1 on the reason the kind's current blind spell began with while its view is not whole; 0 on every other reason, and on all when whole. */
+  viewBlind: Gauge<'kind' | 'reason'>
   /** Seconds the kind's view was not whole, by reason (paused, api-unanswered, watch-gap, not-synced). */
   blindSeconds: Counter<'kind' | 'reason'>
   /** Spells of blindness, by the reason each began with. */
@@ -141,6 +175,7 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
     breakerOpen: new Gauge({name: `${PREFIX}controller_breaker_open`, help: 'Whether the --max-unhealthy breaker holds Unknown writes back (1) or not (0), by kind.', labelNames: ['kind'], registers}),
     leader: new Gauge({name: `${PREFIX}controller_leader`, help: 'Whether this replica is the leader (1) or not (0).', registers}),
     viewWhole: new Gauge({name: `${PREFIX}controller_view_whole`, help: 'Whether the kind\'s view is whole (1: the controller may mark pools) or not (0).', labelNames: ['kind'], registers}),
+    viewBlind: new Gauge({name: `${PREFIX}controller_view_blind`, help: 'Whether the kind\'s view is not whole (1), on the reason its blind spell began with; 0 otherwise.', labelNames: ['kind', 'reason'], registers}),
     blindSeconds: new Counter({name: `${PREFIX}controller_blind_seconds_total`, help: 'Seconds the kind\'s view was not whole, by reason; counted when the reason changes or the spell ends.', labelNames: ['kind', 'reason'], registers}),
     blindSpells: new Counter({name: `${PREFIX}controller_blind_spells_total`, help: 'Spells during which the kind\'s view was not whole, by the reason each began with.', labelNames: ['kind', 'reason'], registers}),
     apiProbeDuration: new Histogram({name: `${PREFIX}controller_api_probe_duration_seconds`, help: 'Duration of the controller\'s API probe (a quorum read), failed ones included.', buckets: CALL_BUCKETS, registers}),
@@ -182,6 +217,7 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
     metrics.unknownWriteFailures.inc({kind}, 0)
     metrics.viewWhole.set({kind}, 0)
     for (const reason of BLIND_REASONS) {
+      metrics.viewBlind.set({kind, reason}, 0)
       metrics.blindSeconds.inc({kind, reason}, 0)
       metrics.blindSpells.inc({kind, reason}, 0)
     }

@@ -8,6 +8,8 @@ import {KubeConfig} from '../http/client-node.ts'
 import {readFileSync} from 'node:fs'
 import {stringify} from 'yaml'
 
+export {clientCertificatePem} from '../http/client-certificate.ts'
+
 const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64')
 
 /** The current cluster of kc as kubeconfig YAML fields, its CA inlined. */
@@ -38,14 +40,6 @@ export function kubeConfigFromString(text: string): KubeConfig {
   kc.loadFromString(text)
   if (kc.getCurrentCluster() === null) throw new Error('the kubeconfig names no current cluster')
   return kc
-}
-
-/** The PEM client certificate kc's current user presents, or undefined (token, exec, none). */
-export function clientCertificatePem(kc: KubeConfig): string | undefined {
-  const user = kc.getCurrentUser()
-  if (user?.certData) return Buffer.from(user.certData, 'base64').toString('utf8')
-  if (user?.certFile) return readFileSync(user.certFile, 'utf8')
-  return undefined
 }
 
 /**

@@ -49,6 +49,7 @@ export class PoolletIdentity {
   readonly kubeConfig: KubeConfig
   private current: Current | undefined
   private readonly o: PoolletIdentityOptions
+  private readonly rotationFailureListeners: Array<(error: unknown) => void> = []
 
   private constructor(o: PoolletIdentityOptions, kubeConfig: KubeConfig, current: Current | undefined) {
     this.o = o
@@ -104,6 +105,11 @@ export class PoolletIdentity {
     return this.current?.times
   }
 
+  /** Calls listener on each failed renewal of the rotation loop (for a metric); not on a failed bootstrap. */
+  onRotationFailure(listener: (error: unknown) => void): void {
+    this.rotationFailureListeners.push(listener)
+  }
+
   /** The rotation loop (a runnable): renews before expiry until signal aborts. */
   async rotate(signal: AbortSignal): Promise<void> {
     const random = this.o.random ?? Math.random
@@ -123,6 +129,7 @@ export class PoolletIdentity {
           break
         } catch (error) {
           if (signal.aborted) throw error
+          for (const listener of this.rotationFailureListeners) listener(error)
           this.o.logger.error({error: errorMessage(error), retryIn: formatDuration(delay)}, `could not renew the client certificate: ${errorMessage(error)}`)
           await sleep(this.o.clock, delay, signal)
           delay = Math.min(delay * 2, RETRY_MAX_MS)

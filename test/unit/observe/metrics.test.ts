@@ -66,6 +66,30 @@ describe('metrics', () => {
     expect(text).to.include('ironpool_poollet_last_successful_renew_timestamp_seconds 1700000000')
   })
 
+  it('the poollet exports its client certificate\'s end as read at each scrape, none without one; rotation failures start at zero', async () => {
+    const without = createRegistry()
+    createPoolletMetrics(without, 'machine')
+    const plain = await without.metrics()
+    expect(plain).to.include('ironpool_poollet_certificate_rotation_failures_total 0')
+    expect(plain).to.not.include('ironpool_poollet_certificate_expiration_timestamp_seconds')
+    const registry = createRegistry()
+    let notAfter: number | undefined = 1_800_000_000_500
+    const metrics = createPoolletMetrics(registry, 'machine', {certificateNotAfter: () => notAfter})
+    expect(await registry.metrics()).to.include('ironpool_poollet_certificate_expiration_timestamp_seconds 1800000000.5')
+    notAfter = 1_900_000_000_000
+    metrics.certificateRotationFailures.inc()
+    const text = await registry.metrics()
+    expect(text).to.include('ironpool_poollet_certificate_expiration_timestamp_seconds 1900000000').and.include('ironpool_poollet_certificate_rotation_failures_total 1')
+    notAfter = undefined
+    expect(await registry.metrics(), 'unreadable at a scrape: the last value').to.include('ironpool_poollet_certificate_expiration_timestamp_seconds 1900000000')
+  })
+
+  it('no default metric is a gauge named like a counter (promtool check metrics)', async () => {
+    const text = await createRegistry().metrics()
+    expect(text).to.not.match(/^nodejs_active_\w+_total/m)
+    expect(text).to.include('# TYPE nodejs_active_handles gauge')
+  })
+
   it('the controller group starts per-kind series at zero, and carries the cache counters', async () => {
     const registry = createRegistry()
     const metrics = createControllerMetrics(registry, ['machine', 'volume'])
