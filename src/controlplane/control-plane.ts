@@ -273,8 +273,8 @@ export class ControlPlane {
   }
 
   /** A user authenticated by a client certificate (CN = username, O = groups), as IronCore issues poollets'. */
-  async userIdentity(username: string, groups: readonly string[] = []): Promise<Identity> {
-    const cert = await this.ca.issue({commonName: username, organizations: groups, usage: 'client'})
+  async userIdentity(username: string, groups: readonly string[] = [], options: {validity?: {notBefore: Date; notAfter: Date}} = {}): Promise<Identity> {
+    const cert = await this.ca.issue({commonName: username, organizations: groups, usage: 'client', validity: options.validity})
     const kubeconfig = await this.writeKubeconfig(username, {clientCertificatePem: cert.certPem, clientKeyPem: cert.keyPem})
     return {kubeconfig, username, groups}
   }

@@ -10,7 +10,11 @@ import {randomBytes, webcrypto} from 'node:crypto'
 x509.cryptoProvider.set(webcrypto)
 
 const ALGORITHM = {name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256'}
-const VALIDITY_MS = 7 * 24 * 3600 * 1000
+/**
+ * A year: a test identity must not look like one about to expire to ironpool's alerts (a poollet's
+ * certificate warns under 7 days), unless a test asks for that with IssueRequest.validity.
+ */
+const VALIDITY_MS = 365 * 24 * 3600 * 1000
 
 export interface KeyPairPem {
   certPem: string
@@ -30,6 +34,8 @@ export interface IssueRequest {
   /** Subject alternative names of a server certificate. */
   dnsNames?: readonly string[]
   ipAddresses?: readonly string[]
+  /** Default: from a minute ago for a year. */
+  validity?: {notBefore: Date; notAfter: Date}
 }
 
 type KeyPair = {publicKey: CryptoKey; privateKey: CryptoKey}
@@ -82,7 +88,7 @@ export async function createCertificateAuthority(commonName = 'ironpool-test-ca'
       serialNumber: serialNumber(),
       subject: [{CN: [request.commonName]}, ...(request.organizations ?? []).map((o) => ({O: [o]}))],
       issuer: ca.subject,
-      ...validity(),
+      ...(request.validity ?? validity()),
       signingAlgorithm: ALGORITHM,
       publicKey: leafKeys.publicKey,
       signingKey: keys.privateKey,

@@ -81,6 +81,12 @@ export class CliProcess {
     )
   }
 
+  /** The address of its /metrics, once it logged it (a controller, or a poollet with --metrics-bind-address). */
+  async metricsUrl(): Promise<string> {
+    const line = await this.waitForLog('serving metrics')
+    return `http://${String(line.address)}/metrics`
+  }
+
   /** Sends a signal (and SIGCONT, should a test have frozen it) and resolves with how the process ended. */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<{code: number | null; signal: NodeJS.Signals | null}> {
     if (this.child.exitCode === null && this.child.signalCode === null) {

@@ -35,12 +35,6 @@ export function controllerIdentity(plane: ControlPlane): Promise<Identity> {
 export const GRACE_MS = 2_000
 
 export class ControllerProcess extends CliProcess {
-  /** The address of its /metrics, once it logged it. */
-  async metricsUrl(): Promise<string> {
-    const line = await this.waitForLog('serving metrics')
-    return `http://${String(line.address)}/metrics`
-  }
-
   /** The value of one series on its /metrics (e.g. `name{label="x"}`), or undefined when it has none. */
   async metric(series: string): Promise<number | undefined> {
     const text = await (await fetch(await this.metricsUrl())).text()

@@ -27,7 +27,7 @@ export const kind = POOL_KINDS.machine
 /** The controller's grace period: short, but six heartbeats long, so a busy machine does not starve a live poollet past it. */
 export const GRACE_MS = 3_000
 export const HEARTBEAT_MS = 500
-const POOLLET_ARGS = [`--heartbeat-interval=${HEARTBEAT_MS}ms`, '--heartbeat-status-timeout=250ms', '--heartbeat-lease-duration=2s']
+export const POOLLET_ARGS = [`--heartbeat-interval=${HEARTBEAT_MS}ms`, '--heartbeat-status-timeout=250ms', '--heartbeat-lease-duration=2s']
 
 /**
  * The stated bound: once the controller's view is whole again, the frozen pool is marked within one
@@ -57,6 +57,8 @@ export interface FleetOptions {
   live?: number
   /** Pools (of the live ones) whose poollet talks to the API through its own proxy. */
   proxiedPoollets?: number
+  /** More flags for every poollet (e.g. --metrics-bind-address). */
+  poolletArgs?: readonly string[]
 }
 
 export class FaultFleet {
@@ -101,7 +103,7 @@ export class FaultFleet {
           fleet.poolletProxies.set(pool, proxy)
           kubeconfig = proxy.kubeconfig
         }
-        fleet.poollets.set(pool, await startPoollet(plane, kind, pool, POOLLET_ARGS, kubeconfig))
+        fleet.poollets.set(pool, await startPoollet(plane, kind, pool, [...POOLLET_ARGS, ...(options.poolletArgs ?? [])], kubeconfig))
       }
       await fleet.waitAllReady()
       fleet.polling = fleet.poll()
