@@ -75,6 +75,14 @@ export class LeaseLoad {
     for (const name of names) this.stopped.add(name)
   }
 
+  /** These stopped Leases are renewed again, from their next turn on (their gap while stopped is not counted). */
+  resume(names: readonly string[]): void {
+    const now = Date.now()
+    for (const name of names) {
+      if (this.stopped.delete(name)) this.lastAck.set(name, now)
+    }
+  }
+
   async close(): Promise<void> {
     clearInterval(this.timer)
     while (this.pending.size > 0) await Promise.allSettled([...this.pending])

@@ -17,10 +17,22 @@ export async function seedPools(kubeConfig: KubeConfig, kind: PoolKind, names: r
   await forEachLimit(names, CONCURRENCY, async (name) => {
     await custom.createClusterCustomObject({group, version, plural, body: {apiVersion: `${group}/${version}`, kind: kind.kind, metadata: {name}, spec: {}}})
     const now = new Date()
-    const ready = {type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: kind.readyMessage, observedGeneration: 1, lastUpdateTime: formatTime(now), lastTransitionTime: formatTime(now)}
-    await custom.patchClusterCustomObjectStatus({group, version, plural, name, body: {status: {conditions: [ready]}}}, setHeaderOptions('Content-Type', PatchStrategy.MergePatch))
+    await setReady(custom, kind, name, now)
     // Strings with six fractional digits pass client-node's serialiser untouched (as in src/kube).
     const spec: LeaseSpec = {holderIdentity: `${name}_bench`, leaseDurationSeconds: 40, acquireTime: formatMicroTime(now), renewTime: formatMicroTime(now)}
     await coordination.createNamespacedLease({namespace, body: {metadata: {name, namespace}, spec: spec as V1Lease['spec']}})
   })
+}
+
+/** Sets the pool's Ready=True, as its poollet does when it comes back (a bench revives its dead pools so). */
+async function setReady(custom: CustomObjectsApi, kind: PoolKind, name: string, now: Date): Promise<void> {
+  const {group, version, plural} = kind
+  const ready = {type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: kind.readyMessage, observedGeneration: 1, lastUpdateTime: formatTime(now), lastTransitionTime: formatTime(now)}
+  await custom.patchClusterCustomObjectStatus({group, version, plural, name, body: {status: {conditions: [ready]}}}, setHeaderOptions('Content-Type', PatchStrategy.MergePatch))
+}
+
+/** Sets these pools Ready=True again, with bounded concurrency. */
+export async function reviveReady(kubeConfig: KubeConfig, kind: PoolKind, names: readonly string[]): Promise<void> {
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi)
+  await forEachLimit(names, CONCURRENCY, (name) => setReady(custom, kind, name, new Date()))
 }

@@ -8,8 +8,11 @@
  * periods, the end of the fault, then assertions on order and outcomes only: no live pool ever Unknown,
  * the frozen pool marked once the view is whole again, the controller still running.
  */
-import type {KubeConfig} from '@kubernetes/client-node'
+import {KubeConfig, type V1Lease} from '@kubernetes/client-node'
 import path from 'node:path'
+import {LeaseLoad} from '../../../bench/support/lease-load.ts'
+import {forEachLimit} from '../../../bench/support/limit.ts'
+import {formatMicroTime, formatTime} from '../../../src/core/conditions.ts'
 import {ControlPlane} from '../../../src/controlplane/control-plane.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import type {Pool} from '../../../src/core/types.ts'
@@ -59,12 +62,24 @@ export interface FleetOptions {
   proxiedPoollets?: number
   /** More flags for every poollet (e.g. --metrics-bind-address). */
   poolletArgs?: readonly string[]
+  /**
+   * Pools without a poollet, whose Leases a load generator renews (bench/support/lease-load.ts, as
+   * admin, each at its own phase of the interval): where a scenario needs many pools, or many to die.
+   * They start Ready=True, as a poollet would have left them; nothing sets them back once marked.
+   */
+  renewed?: {count: number; intervalMs: number}
 }
 
 export class FaultFleet {
   readonly plane: ControlPlane
   readonly admin: KubeObjects
   readonly live: string[] = []
+  /** The load generator's pools (see FleetOptions.renewed), and those whose renewals stopped for good. */
+  readonly renewed: string[] = []
+  readonly dead = new Set<string>()
+  /** The renewed pools whose renewals are paused for now (a partition): not dead, they come back. */
+  readonly cut = new Set<string>()
+  load: LeaseLoad | undefined
   readonly frozen = 'frozen'
   readonly poollets = new Map<string, PoolletFixture>()
   /** The proxies in front of the proxied poollets, by pool. */
@@ -105,6 +120,14 @@ export class FaultFleet {
         }
         fleet.poollets.set(pool, await startPoollet(plane, kind, pool, [...POOLLET_ARGS, ...(options.poolletArgs ?? [])], kubeconfig))
       }
+      if (options.renewed !== undefined) {
+        for (let i = 1; i <= options.renewed.count; i++) fleet.renewed.push(`renewed-${String(i).padStart(3, '0')}`)
+        await seedReadyPools(fleet.admin, fleet.renewed)
+        const admin = new KubeConfig()
+        admin.loadFromFile(plane.adminKubeconfig)
+        fleet.load = new LeaseLoad({kubeConfig: admin, namespace: kind.leaseNamespace, names: fleet.renewed, intervalMs: options.renewed.intervalMs, concurrency: 16})
+        fleet.load.start()
+      }
       await fleet.waitAllReady()
       fleet.polling = fleet.poll()
       return fleet
@@ -115,20 +138,24 @@ export class FaultFleet {
   }
 
   /** The controller's kubeconfig: its ServiceAccount's, or a copy through a proxy. */
-  async controllerKubeconfig(proxy?: {terminateTls: boolean}): Promise<{kubeconfig: string; proxy?: ProxiedKubeconfig}> {
+  async controllerKubeconfig(proxy?: {terminateTls: boolean; lossy?: {seed: number}}): Promise<{kubeconfig: string; proxy?: ProxiedKubeconfig}> {
     const identity = await controllerIdentity(this.plane)
     if (proxy === undefined) return {kubeconfig: identity.kubeconfig}
     const proxied = await proxyKubeconfig(identity.kubeconfig, path.join(this.plane.dir, `controller-${Date.now()}.kubeconfig`), proxy)
     return {kubeconfig: proxied.kubeconfig, proxy: proxied}
   }
 
+  /** The grace period of the controller that runs (or ran last). */
+  graceMs = GRACE_MS
+
   /** Starts the real controller on this kubeconfig, replacing one that runs; resolves once its view is whole. */
-  async startController(kubeconfig: string, extraArgs: readonly string[] = []): Promise<ControllerProcess> {
+  async startController(kubeconfig: string, extraArgs: readonly string[] = [], graceMs = GRACE_MS): Promise<ControllerProcess> {
     await this.stopController()
+    this.graceMs = graceMs
     const controller = new ControllerProcess([
       'controller',
       `--kubeconfig=${kubeconfig}`,
-      `--grace-period=${GRACE_MS}ms`,
+      `--grace-period=${graceMs}ms`,
       '--kinds=machine',
       '--metrics-bind-address=127.0.0.1:0',
       '--health-probe-bind-address=127.0.0.1:0',
@@ -170,10 +197,32 @@ export class FaultFleet {
     this.freeze()
   }
 
+  /** The renewed pools whose renewals stop for good, from now on: they must be marked. */
+  kill(names: readonly string[]): void {
+    for (const name of names) this.dead.add(name)
+    this.load?.stop(names)
+  }
+
+  /** Renewed pools not dead (nor cut off), in order. */
+  aliveRenewed(): string[] {
+    return this.renewed.filter((name) => !this.dead.has(name) && !this.cut.has(name))
+  }
+
+  /** A partition of the load generator's pools: their renewals stop until reconnect(); they are not dead. */
+  cutOff(names: readonly string[]): void {
+    for (const name of names) this.cut.add(name)
+    this.load?.stop(names)
+  }
+
+  reconnect(names: readonly string[]): void {
+    for (const name of names) this.cut.delete(name)
+    this.load?.resume(names)
+  }
+
   async waitAllReady(timeoutMs = 60_000): Promise<void> {
     await waitFor('every pool Ready=True', async () => {
       const pools = await this.listPools()
-      const all = [...this.live, this.frozen]
+      const all = [...this.live, ...this.renewed.filter((name) => !this.dead.has(name)), this.frozen]
       return all.every((name) => pools.some((p) => p.metadata.name === name && readyOf(p)?.status === 'True'))
     }, {timeoutMs, intervalMs: 200})
   }
@@ -205,9 +254,12 @@ export class FaultFleet {
     return this.requireController().stderr.length
   }
 
-  /** Live pools seen Unknown since a timeline point (API) or marked by the controller since a log position. */
+  /**
+   * Live pools seen Unknown since a timeline point (API) or marked by the controller since a log
+   * position: every pool but the frozen one and the dead ones (a pool cut off by a partition is live).
+   */
   falseUnknowns(sinceSeq: number, sinceLog: number, allowed: readonly string[] = []): string[] {
-    const live = new Set(this.live.filter((p) => !allowed.includes(p)))
+    const live = new Set([...this.live, ...this.renewed.filter((p) => !this.dead.has(p))].filter((p) => !allowed.includes(p)))
     const seen = this.changes.filter((c) => c.seq > sinceSeq && c.status === 'Unknown' && live.has(c.pool)).map((c) => `${c.pool} Unknown (API, #${c.seq})`)
     const marked = logLines(this.requireController(), sinceLog)
       .filter((l) => isMark(l) && live.has(String(l.fields.pool)))
@@ -217,7 +269,8 @@ export class FaultFleet {
 
   /** Waits until every live pool's Lease has been renewed twice more: time enough for a late false mark to show. */
   async settle(): Promise<void> {
-    const renewTimes = async () => Promise.all(this.live.map(async (p) => String((await this.admin.getLease(kind, p))?.spec?.renewTime)))
+    const pools = [...this.live, ...this.aliveRenewed()]
+    const renewTimes = async () => Promise.all(pools.map(async (p) => String((await this.admin.getLease(kind, p))?.spec?.renewTime)))
     for (let round = 0; round < 2; round++) {
       const before = await renewTimes()
       await waitFor('every live Lease renewed', async () => (await renewTimes()).every((t, i) => t !== before[i]), {timeoutMs: 30_000, intervalMs: 100})
@@ -246,6 +299,7 @@ export class FaultFleet {
     // The frozen poollet resumes so that it ends on SIGTERM like the others.
     this.thaw()
     await this.stopController()
+    await this.load?.close()
     for (const fixture of this.poollets.values()) await fixture.stop()
     for (const {proxy} of this.poolletProxies.values()) await proxy.close()
     await this.plane.stop()
@@ -274,6 +328,21 @@ export class FaultFleet {
       await new Promise((resolve) => setTimeout(resolve, 150))
     }
   }
+}
+
+/**
+ * Creates pools Ready=True (as a poollet would have left them) and their Leases, renewed now, with
+ * bounded concurrency: the pools of a load generator.
+ */
+export async function seedReadyPools(admin: KubeObjects, names: readonly string[]): Promise<void> {
+  await forEachLimit(names, 16, async (name) => {
+    await admin.createPool(kind, name)
+    const now = new Date()
+    await admin.setConditions(kind, name, [
+      {type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: kind.readyMessage, observedGeneration: 1, lastUpdateTime: formatTime(now), lastTransitionTime: formatTime(now)},
+    ])
+    await admin.createLease(kind, name, {holderIdentity: `${name}_load`, leaseDurationSeconds: 40, acquireTime: formatMicroTime(now), renewTime: formatMicroTime(now)} as unknown as V1Lease['spec'])
+  })
 }
 
 function isMark(line: LogLine): boolean {
