@@ -30,11 +30,26 @@ export interface PoolView {
   skew: string[]
   /** Other notes for the operator, e.g. a stale pool that the API cannot hold a mark for. */
   notes: string[]
+  /**
+   * For a pool Ready=True with a Lease: when it is overdue by the operator's reckoning (see
+   * {@link overdueNote}), RFC 3339; a watch redraws the row then, as no event announces it.
+   */
+  overdueAt?: string
 }
 
 export interface PoolViewOptions {
   /** False when the API has no conditions for the kind (IronCore's BucketPool): staleness cannot be marked. Default true. */
   canMark?: boolean
+}
+
+/**
+ * A pool still Ready=True whose Lease expired more than one lease duration ago: past any grace period
+ * a controller would sensibly use (IronCore's: 50 s against a 40 s Lease), yet not marked Unknown.
+ * The controller is blind, held by its breaker, retrying, or not running; its metric
+ * ironpool_controller_pools_overdue says which pools it holds. Display only, as EXPIRED is.
+ */
+export function overdueNote(expiredForMs: number): string {
+  return `Ready=True, but its Lease expired ${formatAge(expiredForMs)} ago and it is not marked Unknown: the controller may be blind, held by --max-unhealthy, retrying, or not running (ironpool_controller_pools_overdue)`
 }
 
 /** Timestamps up to this far ahead are ordinary clock jitter between machines, not skew worth a word. */
@@ -61,6 +76,14 @@ export function poolView(kind: PoolKind, pool: Pool, lease: Lease | undefined, n
     if (lease.spec.renewTime === undefined || renewedMs === undefined) leaseState = 'no-renew'
     else leaseState = duration !== undefined && renewedMs > duration * 1000 ? 'expired' : 'valid'
   }
+  const notes = options.canMark === false && leaseState !== 'valid' ? [unmarkableMessage(kind, 'no-conditions')] : []
+  let overdueAt: string | undefined
+  if (options.canMark !== false && ready?.status === 'True' && renewedMs !== undefined && duration !== undefined && lease?.spec.renewTime !== undefined) {
+    // Overdue once the Lease has been expired for one more lease duration.
+    const expiredForMs = renewedMs - duration * 1000
+    overdueAt = new Date(Date.parse(lease.spec.renewTime) + 2 * duration * 1000).toISOString()
+    if (expiredForMs > duration * 1000) notes.push(overdueNote(expiredForMs))
+  }
   return {
     name: pool.metadata.name,
     kind: kind.name,
@@ -77,7 +100,8 @@ export function poolView(kind: PoolKind, pool: Pool, lease: Lease | undefined, n
     lease: leaseState,
     skew,
     // Display only, as EXPIRED is: the controller judges staleness on its own clock and says so by Event.
-    notes: options.canMark === false && leaseState !== 'valid' ? [unmarkableMessage(kind, 'no-conditions')] : [],
+    notes,
+    overdueAt,
   }
 }
 

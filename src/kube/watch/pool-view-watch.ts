@@ -66,8 +66,10 @@ export async function watchPools(options: PoolWatchOptions, signal: AbortSignal)
       last.set(key, rowKey(view))
       options.onChange(view)
     }
-    if (view.lease === 'valid' && view.expiresAt !== undefined) {
-      const inMs = Date.parse(view.expiresAt) - clock.wall() + EXPIRY_MARGIN_MS
+    // The next change no event announces: the Lease's expiry, then the moment the pool is overdue.
+    const next = view.lease === 'valid' ? view.expiresAt : view.overdueAt !== undefined && Date.parse(view.overdueAt) > clock.wall() ? view.overdueAt : undefined
+    if (next !== undefined) {
+      const inMs = Date.parse(next) - clock.wall() + EXPIRY_MARGIN_MS
       expiryTimers.set(key, clock.setTimer(Math.max(0, inMs), () => recompute({kind, pools, leases}, name)))
     }
   }

@@ -77,6 +77,26 @@ describe('pool view', () => {
   })
 })
 
+describe('poolView: a pool overdue but not marked', () => {
+  const ready = pool([{type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: 'ok'}])
+  const renewed = (at: string) => lease({holderIdentity: 'v1_x', leaseDurationSeconds: 40, renewTime: at})
+
+  it('notes a pool Ready=True whose Lease expired more than a lease duration ago, and says when it will be', () => {
+    const view = poolView(kind, ready, renewed('2026-01-01T11:58:00.000000Z'), NOW)
+    expect(view.notes).to.deep.equal([
+      'Ready=True, but its Lease expired 80s ago and it is not marked Unknown: the controller may be blind, held by --max-unhealthy, retrying, or not running (ironpool_controller_pools_overdue)',
+    ])
+    expect(view.overdueAt).to.equal('2026-01-01T11:59:20.000Z')
+  })
+
+  it('says nothing within the grace a controller may take, nor for a pool marked Unknown or not Ready', () => {
+    expect(poolView(kind, ready, renewed('2026-01-01T11:59:00.000000Z'), NOW).notes, 'expired 20 s ago').to.deep.equal([])
+    const unknown = pool([{type: 'Ready', status: 'Unknown', reason: 'VolumePoolStatusUnknown', message: 'x'}])
+    expect(poolView(kind, unknown, renewed('2026-01-01T11:50:00.000000Z'), NOW).notes).to.deep.equal([])
+    expect(poolView(kind, pool(), renewed('2026-01-01T11:50:00.000000Z'), NOW).notes).to.deep.equal([])
+  })
+})
+
 describe('poolView: a kind whose API cannot hold a mark', () => {
   const NOW = Date.parse('2026-01-01T12:00:00Z')
   const bucket = POOL_KINDS.bucket
