@@ -1,7 +1,7 @@
 /**
  * What `pool status` tells an operator about the controller's own sight: the ControllerViewRestored
- * Events it recorded on the kinds' CRDs lately, each a spell during which it judged nothing and after
- * which every grace period restarted (so a really dead pool is marked one grace period later). One
+ * Events it recorded on the kinds' CRDs lately, each a spell during which it judged nothing (its time
+ * not counted as silence; after a pause or a relist, every grace period restarted). One
  * small, bounded list request; display only: when it fails, the notes are just left out.
  */
 import type {CoreV1Event, KubeConfig} from '@kubernetes/client-node'
