@@ -14,7 +14,8 @@ import {createPoolStatusStore} from '../kube/stores/pool-status-store.ts'
 import {createPoolCache} from '../kube/watch/resource-caches.ts'
 import {describeWritePlan, learnWritePlan} from '../kube/stores/served-schema.ts'
 import type {BindAddress} from '../observe/bind-address.ts'
-import {observeServers} from '../observe/http-server.ts'
+import type {HealthChecks} from '../observe/healthz.ts'
+import {ObserveServer} from '../observe/http-server.ts'
 import {createPoolletMetrics, createRegistry} from '../observe/metrics.ts'
 import {recordTick} from '../observe/poollet-tick-metrics.ts'
 import {Manager} from '../runtime/manager.ts'
@@ -78,10 +79,18 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
   })
 
   const manager = new Manager({logger})
-  const noChecks = new Map()
-  for (const server of observeServers({metricsAddress: wiring.metricsAddress, probeAddress: undefined, metrics: registry, healthz: noChecks, readyz: noChecks, logger})) {
-    manager.add(server)
-  }
+  // Served beside /metrics: /readyz fails while the poollet yields the pool's Lease to another live
+  // holder (it beats for nobody then), so a rollout or an alert sees it.
+  const readyz: HealthChecks = new Map([
+    [
+      'lease',
+      () => {
+        const holder = heartbeat.yieldedTo()
+        if (holder !== undefined) throw new Error(`Lease ${kind.leaseNamespace}/${options.poolName} yielded to ${holder}, which renews it`)
+      },
+    ],
+  ])
+  if (wiring.metricsAddress !== undefined) manager.add(new ObserveServer({name: 'metrics', address: wiring.metricsAddress, metrics: registry, healthz: new Map(), readyz, logger}))
   // Not in the 'caches' group: nothing waits for it to sync.
   manager.add({name: 'pool cache', start: (cacheSignal) => poolCache.start(cacheSignal)})
   if (wiring.rotation !== undefined) manager.add(wiring.rotation)

@@ -50,7 +50,7 @@ export default class Poollet extends Command {
     }),
     qps: Flags.string({description: 'Kubernetes client requests per second.', default: String(IDENTITY_DEFAULTS.qps), helpValue: '<number>'}),
     burst: Flags.integer({description: 'Kubernetes client burst.', default: IDENTITY_DEFAULTS.burst}),
-    'metrics-bind-address': bindAddressFlag({description: 'Address of /metrics, e.g. :9090; 0 turns it off.', default: '0'}),
+    'metrics-bind-address': bindAddressFlag({description: 'Address of /metrics, /healthz and /readyz (not ready while another live holder renews the pool Lease), e.g. :9090; 0 turns it off.', default: '0'}),
     ...loggingFlags(),
   })
 

@@ -50,6 +50,8 @@ export interface PoolletMetrics {
   lastRenewTime: Gauge
   /** Renewals of the client certificate that failed (each is retried after a growing delay). */
   certificateRotationFailures: Counter
+  /** 1 while the poollet yields the pool's Lease to another live holder (it renews nothing then), else 0. */
+  leaseYielded: Gauge
 }
 
 export interface PoolletMetricSources {
@@ -70,8 +72,10 @@ export function createPoolletMetrics(registry: Registry, kind: PoolKindName, sou
     readyTransitions: new Counter({name: `${PREFIX}poollet_ready_transitions_total`, help: 'Writes that changed the pool Ready condition, by new status.', labelNames: ['kind', 'status'], registers}),
     lastRenewTime: new Gauge({name: `${PREFIX}poollet_last_successful_renew_timestamp_seconds`, help: 'Unix time of the last successful Lease renewal.', registers}),
     certificateRotationFailures: new Counter({name: `${PREFIX}poollet_certificate_rotation_failures_total`, help: 'Client certificate renewals that failed (each is retried after a growing delay).', registers}),
+    leaseYielded: new Gauge({name: `${PREFIX}poollet_lease_yielded`, help: 'Whether the poollet yields the pool Lease to another live holder and renews nothing (1) or not (0).', registers}),
   }
   metrics.certificateRotationFailures.inc(0)
+  metrics.leaseYielded.set(0)
   const notAfter = sources.certificateNotAfter
   // As the kubelet's kubelet_certificate_manager_client_expiration_seconds, in base units and named as a
   // timestamp. Registered only for a poollet that presents a certificate: prom-client would report an

@@ -8,8 +8,10 @@ export function recordTick(metrics: PoolletMetrics, kind: PoolKindName, result: 
     metrics.probeDuration.observe({kind}, result.probe.durationMs / 1000)
     if (!result.probe.ok) metrics.probeFailures.inc({kind})
   }
+  if (result.lease.outcome === 'yielded') metrics.leaseYielded.set(1)
+  else if (result.lease.outcome !== 'skipped' && result.lease.outcome !== 'error') metrics.leaseYielded.set(0)
   if (result.lease.outcome === 'error') metrics.leaseRenewFailures.inc()
-  else if (result.lease.outcome !== 'skipped') {
+  else if (result.lease.outcome !== 'skipped' && result.lease.outcome !== 'yielded') {
     metrics.leaseRenewDuration.observe(result.lease.durationMs / 1000)
     metrics.lastRenewTime.set(now / 1000)
   }

@@ -64,10 +64,12 @@ export interface ProbeResult {
 }
 
 export interface LeaseResult {
-  /** skipped: shutdown began before the Lease's turn. */
-  outcome: 'created' | 'renewed' | 'took-over' | 'error' | 'skipped'
+  /** skipped: shutdown began before the Lease's turn. yielded: another live holder renews it (holder). */
+  outcome: 'created' | 'renewed' | 'took-over' | 'error' | 'skipped' | 'yielded'
   durationMs: number
   previousHolder?: string
+  /** Who holds the Lease this poollet yielded to. */
+  holder?: string
   error?: unknown
   /** The call that failed, e.g. "update lease ironcore-machinepool-lease/p1". */
   action?: string
@@ -76,9 +78,10 @@ export interface LeaseResult {
 export interface ReadyResult {
   /**
    * skipped: shutdown began before Ready's turn. not-writable: the API has no conditions for the kind.
-   * not-held: written, but the object the server returned does not carry it.
+   * not-held: written, but the object the server returned does not carry it. yielded: another holder
+   * has the Lease, and with it the pool's Ready: nothing written.
    */
-  outcome: 'written' | 'unchanged' | 'not-found' | 'error' | 'skipped' | 'not-writable' | 'not-held'
+  outcome: 'written' | 'unchanged' | 'not-found' | 'error' | 'skipped' | 'not-writable' | 'not-held' | 'yielded'
   /** The Ready status decided by this tick (absent when skipped). */
   status?: ConditionStatus
   error?: unknown
@@ -109,6 +112,7 @@ function withDefaults(options: HeartbeatOptions): Defaulted {
 export class Heartbeat {
   private readonly options: Defaulted
   private readonly renewer: LeaseRenewer
+  private yielded: string | undefined
 
   constructor(options: HeartbeatOptions) {
     this.options = withDefaults(options)
@@ -150,6 +154,7 @@ export class Heartbeat {
     if (signal.aborted) return {probe, lease: {outcome: 'skipped', durationMs: 0}, ready: {outcome: 'skipped'}}
     const lease = await this.renewLease(signal)
     if (signal.aborted) return {probe, lease, ready: {outcome: 'skipped'}}
+    if (lease.outcome === 'yielded') return {probe, lease, ready: {outcome: 'yielded', status: this.desiredReady(probe).status}}
     const ready = await this.publishReady(probe)
     return {probe, lease, ready}
   }
@@ -197,9 +202,16 @@ export class Heartbeat {
     switch (renewal.outcome) {
       case 'created':
       case 'renewed':
+        this.yielded = undefined
         return {outcome: renewal.outcome, durationMs}
       case 'took-over':
+        if (this.yielded !== undefined) this.options.logger.info({...this.fields(), holder: this.yielded}, `pool ${this.options.poolName}: the Lease is this poollet's again, heartbeat resumed`)
+        this.yielded = undefined
         return {outcome: 'took-over', durationMs, previousHolder: renewal.previousHolder}
+      case 'yielded':
+        this.yielded = renewal.holder
+        if (renewal.first) await this.reportYield(renewal.holder, renewal.lease.spec.leaseDurationSeconds)
+        return {outcome: 'yielded', durationMs, holder: renewal.holder}
       case 'error':
         this.logFailure(renewal.action, renewal.error, {attempts: renewal.attempts})
         try {
@@ -209,6 +221,33 @@ export class Heartbeat {
         }
         return {outcome: 'error', durationMs, error: renewal.error, action: renewal.action}
     }
+  }
+
+  /**
+   * Who holds the pool's Lease while this poollet yields it to another live holder; undefined while it
+   * beats (or has not yet found out). The poollet's /readyz fails while this is set.
+   */
+  yieldedTo(): string | undefined {
+    return this.yielded
+  }
+
+  /** Said once per yield: an error line naming the other holder, and a Warning Event on the pool. */
+  private async reportYield(holder: string, holderDurationSeconds: number | undefined): Promise<void> {
+    const {kind, poolName, holderIdentity} = this.options
+    const lease = `${kind.leaseNamespace}/${poolName}`
+    const duration = formatDuration((holderDurationSeconds ?? Math.ceil(this.options.leaseDurationMs / 1000)) * 1000)
+    const message = `Lease ${lease} is renewed by another holder, ${holder}, since this poollet (${holderIdentity}) took it: this poollet stopped renewing it and writing Ready, and takes it again only once it is left unrenewed for ${duration}`
+    this.options.logger.error({...this.fields(), lease, holder, holderIdentity}, message)
+    await this.recordEvent('Warning', 'LeaseYielded', message)
+  }
+
+  /** An Event on the pool, its uid from the cache or, failing that, one read (an Event without one is still recorded). */
+  private async recordEvent(type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
+    const {events, kind, poolName, pools, getPool} = this.options
+    if (events === undefined) return
+    let uid = getPool?.()?.metadata.uid
+    if (uid === undefined) uid = await pools.get(poolName).then((pool) => pool?.metadata.uid, () => undefined)
+    events.record({apiVersion: `${kind.group}/${kind.version}`, kind: kind.kind, name: poolName, uid, type, reason, message})
   }
 
   private async publishReady(probe: ProbeResult): Promise<ReadyResult> {

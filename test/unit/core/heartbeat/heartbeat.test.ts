@@ -287,4 +287,40 @@ describe('Heartbeat', () => {
     await heartbeat({leaseDurationMs: 40_500}).tickOnce(controller.signal)
     expect(leases.peek(NAME)?.spec.leaseDurationSeconds).to.equal(41)
   })
+
+  it('yields the Lease to another live holder: says so once (error log naming it, a Warning Event), writes no Ready, and beats again once the Lease expires', async () => {
+    const events: PoolEvent[] = []
+    pools.put({...pools.peek(NAME)!, metadata: {...pools.peek(NAME)!.metadata, uid: 'uid-p1'}})
+    const beat = heartbeat({events: {record: (event) => events.push(event)}})
+    await beat.tickOnce(controller.signal)
+    const rival = () => {
+      const current = leases.peek(NAME)!
+      leases.put({...current, spec: {...current.spec, holderIdentity: 'machinepoollet-1', leaseDurationSeconds: 40, renewTime: '2026-01-01T00:00:00.000000Z'}})
+    }
+    rival()
+    const writes = pools.script.calls('writeConditions')
+    probe.answer = 'fail' // a change of Ready it would write, were it the holder
+    const results: TickResult[] = []
+    for (let i = 0; i < 3; i++) {
+      results.push(await beat.tickOnce(controller.signal))
+      await clock.advance(10_000)
+      rival()
+    }
+    expect(results.map((r) => `${r.lease.outcome} ${r.lease.holder} ${r.ready.outcome}`)).to.deep.equal(Array(3).fill('yielded machinepoollet-1 yielded'))
+    expect(pools.script.calls('writeConditions')).to.equal(writes)
+    expect(beat.yieldedTo()).to.equal('machinepoollet-1')
+    const said = logger.entries.filter((e) => e.level === 'error')
+    expect(said).to.have.length(1)
+    expect(said[0]?.msg).to.equal(`Lease ${LEASE} is renewed by another holder, machinepoollet-1, since this poollet (${defaultHolderIdentity(NAME, 'uuid-1')}) took it: this poollet stopped renewing it and writing Ready, and takes it again only once it is left unrenewed for 40s`)
+    expect(events.map((e) => `${e.type} ${e.reason} ${e.kind}/${e.name} ${e.uid}`)).to.deep.equal(['Normal MachinePoolReady MachinePool/p1 uid-p1', 'Warning LeaseYielded MachinePool/p1 uid-p1'])
+    // The rival stops: 40 s after its last renewal was seen (by this tick), the Lease is this poollet's again.
+    expect((await beat.tickOnce(controller.signal)).lease.outcome).to.equal('yielded')
+    await clock.advance(39_999)
+    expect((await beat.tickOnce(controller.signal)).lease.outcome).to.equal('yielded')
+    await clock.advance(1)
+    const back = await beat.tickOnce(controller.signal)
+    expect(back.lease).to.deep.include({outcome: 'took-over', previousHolder: 'machinepoollet-1'})
+    expect(back.ready.outcome).to.equal('written')
+    expect(beat.yieldedTo()).to.equal(undefined)
+  })
 })
