@@ -64,6 +64,11 @@ export class KubeObjects {
     else await this.coordination.replaceNamespacedLease({name, namespace: kind.leaseNamespace, body: {...existing, spec: {...existing.spec, ...spec}}})
   }
 
+  /** Merge-patches the Lease's spec without a resourceVersion, as IronCore's machinepoollet writes it. */
+  async patchLease(kind: PoolKind, name: string, spec: Record<string, unknown>): Promise<V1Lease> {
+    return this.coordination.patchNamespacedLease({name, namespace: kind.leaseNamespace, body: {spec}}, setHeaderOptions('Content-Type', PatchStrategy.MergePatch))
+  }
+
   async deleteLease(kind: PoolKind, name: string): Promise<void> {
     await this.coordination.deleteNamespacedLease({name, namespace: kind.leaseNamespace})
   }
