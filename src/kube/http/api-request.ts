@@ -14,7 +14,7 @@
  */
 import type {KubeConfig} from '@kubernetes/client-node'
 import {HttpMethod, RequestContext} from './client-node.ts'
-import {NodeDispatcher, readText, type RequestDispatcher} from './node-dispatcher.ts'
+import {AnswerTooLargeError, NodeDispatcher, readText, type RequestDispatcher} from './node-dispatcher.ts'
 import {deadlineSignal} from './request-deadline.ts'
 
 export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -81,12 +81,46 @@ export async function authenticatedRequest(kc: KubeConfig, url: URL, method: Api
   return {headers: context.getHeaders(), dispatcher: dispatcher!}
 }
 
+/** A failure's body: the Status object the API server sends, or the text a proxy sent in its place. */
 function decode(text: string): unknown {
   if (text.length === 0) return undefined
   try {
     return JSON.parse(text) as unknown
   } catch {
     return text
+  }
+}
+
+/**
+ * A 2xx answer that is not what the API server sends: not JSON (an auth proxy's `200 text/html` login
+ * page, which must not read as "no Lease"), or larger than {@link MAX_ANSWER_BYTES}. Says what came.
+ */
+export class ApiAnswerError extends Error {
+  override readonly name = 'ApiAnswerError'
+}
+
+/**
+ * The largest answer read. The largest ironpool asks for are an OpenAPI v3 document of one API group
+ * (IronCore's compute group: under 1 MiB; core/v1, which ironpool never reads, ~3 MiB) and a page of
+ * 500 pools (~1 MiB): 32 MiB is ten times either, and an eighth of a poollet's 256 Mi memory limit, so
+ * a runaway answer fails the request instead of the process.
+ */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024
+
+/** application/json, or a structured +json type (merge patch, apply patch), with parameters or not. */
+function isJson(contentType: unknown): boolean {
+  return typeof contentType === 'string' && /^application\/(?:[\w.-]+\+)?json(?:\s*;.*)?$/i.test(contentType.trim())
+}
+
+/** The decoded JSON of a 2xx answer; an ApiAnswerError naming the content-type when it is not JSON. */
+function decodeSuccess(what: string, code: number, contentType: unknown, text: string): unknown {
+  if (text.length === 0) return undefined
+  const shown = typeof contentType === 'string' ? contentType : 'none'
+  if (!isJson(contentType)) throw new ApiAnswerError(`${what}: HTTP ${code} answer is not JSON (content-type ${shown})`)
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    throw new ApiAnswerError(`${what}: HTTP ${code} answer (content-type ${shown}) is not valid JSON: ${(error as Error).message}`)
   }
 }
 
@@ -112,7 +146,10 @@ export async function apiRequest<T = unknown>(kc: KubeConfig, request: ApiReques
       headersTimeout: request.timeoutMs,
       bodyTimeout: request.timeoutMs,
     })
-    const body = decode(await readText(response.body))
+    const what = `${request.method} ${url.pathname}`
+    const text = await readText(response.body, MAX_ANSWER_BYTES).catch((error: unknown) => {
+      throw error instanceof AnswerTooLargeError ? new ApiAnswerError(`${what}: ${error.message}`) : error
+    })
     // A read the server moved (e.g. an OpenAPI document whose hash changed since the index was read:
     // 301 to the current one) is followed, as fetch and client-go do, on the same server only: the
     // credentials go nowhere else.
@@ -124,7 +161,7 @@ export async function apiRequest<T = unknown>(kc: KubeConfig, request: ApiReques
         continue
       }
     }
-    if (response.statusCode < 200 || response.statusCode > 299) throw new ApiStatusError(response.statusCode, body)
-    return body as T
+    if (response.statusCode < 200 || response.statusCode > 299) throw new ApiStatusError(response.statusCode, decode(text))
+    return decodeSuccess(what, response.statusCode, response.headers['content-type'], text) as T
   }
 }

@@ -155,9 +155,23 @@ function isConnectionLost(error: Error): boolean {
   return code === 'ECONNRESET' || code === 'EPIPE'
 }
 
-/** The whole body of an answer, as text. */
-export async function readText(body: Readable): Promise<string> {
+/** An answer whose body went past the reader's limit; the body is destroyed, its connection with it. */
+export class AnswerTooLargeError extends Error {
+  override readonly name = 'AnswerTooLargeError'
+}
+
+/** The whole body of an answer, as text; rejects with AnswerTooLargeError past limitBytes. */
+export async function readText(body: Readable, limitBytes = Infinity): Promise<string> {
   const chunks: Buffer[] = []
-  for await (const chunk of body) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
+  let length = 0
+  for await (const chunk of body) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)
+    length += bytes.length
+    if (length > limitBytes) {
+      body.destroy()
+      throw new AnswerTooLargeError(`answer larger than ${limitBytes} bytes`)
+    }
+    chunks.push(bytes)
+  }
   return Buffer.concat(chunks).toString('utf8')
 }

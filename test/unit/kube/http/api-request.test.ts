@@ -2,7 +2,7 @@ import {KubeConfig} from '@kubernetes/client-node'
 import {expect} from 'chai'
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {apiRequest, ApiStatusError} from '../../../../src/kube/http/api-request.ts'
+import {ApiAnswerError, apiRequest, ApiStatusError, MAX_ANSWER_BYTES} from '../../../../src/kube/http/api-request.ts'
 import {reuseConnections} from '../../../../src/kube/http/kubeconfig.ts'
 
 interface Seen {
@@ -46,7 +46,10 @@ describe('apiRequest (a real HTTP server on loopback)', () => {
       if (request.url?.startsWith('/openapi/v3/apis/g/v1?hash=OLD')) {
         response.writeHead(301, {Location: '/openapi/v3/apis/g/v1?hash=NEW'})
         response.end()
-      } else response.end('{"current":true}')
+      } else {
+        response.writeHead(200, {'Content-Type': 'application/json'})
+        response.end('{"current":true}')
+      }
     })
     servers.push(api.server)
     const body = await apiRequest(kubeConfigFor(api.origin), {method: 'GET', path: '/openapi/v3/apis/g/v1', query: {hash: 'OLD'}, timeoutMs: 5_000})
@@ -81,5 +84,64 @@ describe('apiRequest (a real HTTP server on loopback)', () => {
     expect(error).to.be.instanceOf(ApiStatusError)
     expect(error).to.deep.include({code: 409, message: 'the object has been modified'})
     expect((error as ApiStatusError).body).to.deep.include({reason: 'Conflict'})
+  })
+
+  const failure = async (promise: Promise<unknown>): Promise<Error> => {
+    try {
+      await promise
+    } catch (error) {
+      return error as Error
+    }
+    throw new Error('the request succeeded')
+  }
+
+  it('refuses a 2xx that is not JSON (an auth proxy’s 200 text/html login page), naming the content-type; takes application/json with parameters', async () => {
+    let contentType = 'text/html; charset=utf-8'
+    let body = '<html>please log in</html>'
+    const api = await serve((_request, response) => {
+      response.writeHead(200, {'Content-Type': contentType})
+      response.end(body)
+    })
+    servers.push(api.server)
+    const kc = kubeConfigFor(api.origin)
+    const get = () => apiRequest(kc, {method: 'GET', path: '/apis/coordination.k8s.io/v1/namespaces/n/leases/p', timeoutMs: 5_000})
+    let error = await failure(get())
+    expect(error).to.be.instanceOf(ApiAnswerError)
+    expect(error.message).to.equal('GET /apis/coordination.k8s.io/v1/namespaces/n/leases/p: HTTP 200 answer is not JSON (content-type text/html; charset=utf-8)')
+    contentType = 'application/json'
+    body = '{"kind": "Lease"' // cut short
+    error = await failure(get())
+    expect(error).to.be.instanceOf(ApiAnswerError)
+    expect(error.message).to.match(/HTTP 200 answer \(content-type application\/json\) is not valid JSON/)
+    contentType = 'application/json;charset=utf-8'
+    body = '{"kind":"Lease"}'
+    expect(await get()).to.deep.equal({kind: 'Lease'})
+  })
+
+  it(`refuses an answer larger than ${MAX_ANSWER_BYTES / 2 ** 20} MiB without reading it all, and the next request works`, async () => {
+    let huge = true
+    let written = 0
+    const api = await serve((_request, response) => {
+      response.writeHead(200, {'Content-Type': 'application/json'})
+      if (!huge) return response.end('{}')
+      const chunk = Buffer.alloc(1024 * 1024, 0x20)
+      const more = () => {
+        while (written < 2 * MAX_ANSWER_BYTES) {
+          written += chunk.length
+          if (!response.write(chunk)) return void response.once('drain', more)
+        }
+        response.end()
+      }
+      response.on('error', () => {})
+      more()
+    })
+    servers.push(api.server)
+    const kc = kubeConfigFor(api.origin)
+    const error = await failure(apiRequest(kc, {method: 'GET', path: '/openapi/v3/apis/g/v1', timeoutMs: 10_000}))
+    expect(error).to.be.instanceOf(ApiAnswerError)
+    expect(error.message).to.equal(`GET /openapi/v3/apis/g/v1: answer larger than ${MAX_ANSWER_BYTES} bytes`)
+    expect(written).to.be.below(2 * MAX_ANSWER_BYTES)
+    huge = false
+    expect(await apiRequest(kc, {method: 'GET', path: '/x', timeoutMs: 5_000})).to.deep.equal({})
   })
 })
