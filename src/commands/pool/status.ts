@@ -39,13 +39,14 @@ export default class PoolStatus extends Command {
     let session: KubeSession | undefined
     try {
       // Imported once the flags are valid: a usage error exits before client-node loads.
-      const [{openSession}, {servedKinds}, {readPools}, {controllerViewNotes}, {markableKinds}, {PoolStatusPrinter}] = await Promise.all([
+      const [{openSession}, {servedKinds}, {readPools}, {controllerViewNotes}, {markableKinds}, {PoolStatusPrinter}, {probeEventNotes}] = await Promise.all([
         import('../../cli/kube-session.ts'),
         import('../../kube/stores/served-kinds.ts'),
         import('../../kube/stores/pool-snapshot.ts'),
         import('../../kube/stores/controller-view-notes.ts'),
         import('../../kube/stores/served-schema.ts'),
         import('../../cli/pool-status-printer.ts'),
+        import('../../kube/stores/probe-event-notes.ts'),
       ])
       session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
       const kinds = await servedKinds(session.kc, Object.values(POOL_KINDS), flags.kind?.map((name) => POOL_KINDS[name]))
@@ -54,7 +55,14 @@ export default class PoolStatus extends Command {
       const canMark = markableKinds(session.kc, kinds)
       const snapshot = await readPools(session.kc, kinds, {selector: flags.selector, names})
       const markable = await canMark
-      const views = snapshot.entries.map((e) => poolView(e.kind, e.pool, e.lease, Date.now(), {canMark: markable.has(e.kind.name)}))
+      // Where the API has no conditions, the runtime's news is only in the poollet's probe Events: the latest, as a note.
+      const probeNotes = await probeEventNotes(session.kc, kinds.filter((kind) => !markable.has(kind.name)), Date.now())
+      const views = snapshot.entries.map((e) => {
+        const view = poolView(e.kind, e.pool, e.lease, Date.now(), {canMark: markable.has(e.kind.name)})
+        const note = probeNotes.get(`${e.kind.name}/${e.pool.metadata.name}`)
+        if (note !== undefined) view.notes.push(note)
+        return view
+      })
       const printer = new PoolStatusPrinter({
         format: this.jsonEnabled() ? 'json' : (flags.output ?? 'table'),
         headers: !flags['no-headers'],

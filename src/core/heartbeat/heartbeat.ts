@@ -113,6 +113,8 @@ export class Heartbeat {
   private readonly options: Defaulted
   private readonly renewer: LeaseRenewer
   private yielded: string | undefined
+  /** The last probe's outcome, for a kind whose API has no conditions: its changes are reported. */
+  private probeOk: boolean | undefined
 
   constructor(options: HeartbeatOptions) {
     this.options = withDefaults(options)
@@ -253,7 +255,10 @@ export class Heartbeat {
   private async publishReady(probe: ProbeResult): Promise<ReadyResult> {
     const {kind, poolName, pools, clock, getPool, plan} = this.options
     const decided = this.desiredReady(probe)
-    if (!plan.conditions) return {outcome: 'not-writable', status: decided.status}
+    if (!plan.conditions) {
+      await this.reportProbeChange(probe)
+      return {outcome: 'not-writable', status: decided.status}
+    }
     // The store, recording which call is in flight, so a failure names it.
     let action = `get ${kind.name}pool ${poolName}`
     const store: PoolStatusStore = {
@@ -311,6 +316,28 @@ export class Heartbeat {
     } catch (error) {
       this.logFailure(action, error)
       return {outcome: 'error', status: decided.status, error, action}
+    }
+  }
+
+  /**
+   * Where the API has no conditions for the kind (IronCore's BucketPool) nothing else would show a
+   * runtime going away: each change of the probe's outcome (and the first) is logged and recorded as an
+   * Event on the pool (<Kind>ProbeFailed, <Kind>ProbeSucceeded), which `pool status` shows.
+   */
+  private async reportProbeChange(probe: ProbeResult): Promise<void> {
+    if (this.probeOk === probe.ok) return
+    const first = this.probeOk === undefined
+    this.probeOk = probe.ok
+    const {kind, poolName} = this.options
+    const note = `this API has no conditions for ${kind.plural}`
+    if (probe.ok) {
+      const message = `${kind.readyMessage}${first ? '' : ' again'}`
+      this.options.logger.info({...this.fields(), probe: 'ok'}, `pool ${poolName}: ${message} (${note}: recorded as an Event)`)
+      await this.recordEvent('Normal', `${kind.kind}ProbeSucceeded`, message)
+    } else {
+      const message = probe.error ?? 'runtime probe failed'
+      this.options.logger.warn({...this.fields(), probe: 'failed', error: message}, `pool ${poolName}: runtime probe failed: ${message} (${note}: recorded as an Event)`)
+      await this.recordEvent('Warning', `${kind.kind}ProbeFailed`, message)
     }
   }
 

@@ -112,11 +112,19 @@ function isJson(contentType: unknown): boolean {
   return typeof contentType === 'string' && /^application\/(?:[\w.-]+\+)?json(?:\s*;.*)?$/i.test(contentType.trim())
 }
 
+/**
+ * What Go's content sniffing calls JSON written without a Content-Type: kube-apiserver serves its
+ * OpenAPI v3 index (/openapi/v3) as `text/plain; charset=utf-8`. Taken only if the body parses.
+ */
+function isSniffedText(contentType: unknown): boolean {
+  return contentType === undefined || (typeof contentType === 'string' && /^text\/plain(?:\s*;.*)?$/i.test(contentType.trim()))
+}
+
 /** The decoded JSON of a 2xx answer; an ApiAnswerError naming the content-type when it is not JSON. */
 function decodeSuccess(what: string, code: number, contentType: unknown, text: string): unknown {
   if (text.length === 0) return undefined
   const shown = typeof contentType === 'string' ? contentType : 'none'
-  if (!isJson(contentType)) throw new ApiAnswerError(`${what}: HTTP ${code} answer is not JSON (content-type ${shown})`)
+  if (!isJson(contentType) && !isSniffedText(contentType)) throw new ApiAnswerError(`${what}: HTTP ${code} answer is not JSON (content-type ${shown})`)
   try {
     return JSON.parse(text) as unknown
   } catch (error) {

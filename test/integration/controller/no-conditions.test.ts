@@ -6,6 +6,7 @@
  * metric) without claiming a mark. The machine kind beside it keeps its full write plan.
  */
 import {expect} from 'chai'
+import {Status} from 'nice-grpc-common'
 import {ControlPlane} from '../../../src/controlplane/control-plane.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {poolCrd} from '../../../src/deploy/pool-crds.ts'
@@ -55,7 +56,10 @@ describe('a pool kind without conditions (as IronCore serves BucketPool)', funct
     const pool = 'nc-bucket'
     await admin.createPool(bucket, pool, {providerID: 'fixture://bucketpool'})
     fixture = await startPoollet(plane, bucket, pool, ['--heartbeat-interval=200ms', '--heartbeat-status-timeout=100ms', '--heartbeat-lease-duration=2s'])
-    await fixture.poollet.waitForLog('write plan: this API has no conditions for bucketpools', {}, 20_000)
+    await fixture.poollet.waitForLog("write plan: this API has no conditions for bucketpools", {}, 20_000).catch((error: unknown) => {
+      process.stderr.write(fixture!.poollet.stderr.slice(-30).join("\n"))
+      throw error
+    })
     const first = await waitFor('the Lease', () => admin.getLease(bucket, pool))
     await waitFor('renewTime to advance', async () => String((await admin.getLease(bucket, pool))?.spec?.renewTime) !== String(first.spec?.renewTime))
     const probes = fixture.runtime.calls.probe
@@ -64,6 +68,27 @@ describe('a pool kind without conditions (as IronCore serves BucketPool)', funct
     expect(logs.filter((l) => String(l.msg).includes('write plan'))).to.have.length(1)
     expect(logs.filter((l) => String(l.msg).includes('Ready='))).to.deep.equal([])
     expect((await admin.getPool(bucket, pool)).status?.conditions).to.equal(undefined)
+
+    // No condition to show it: the runtime failing and recovering is logged at each change, recorded as
+    // an Event on the pool, and `pool status` shows the latest.
+    const events = (reason: string) => plane.kubectl(['get', 'events', '-A', '--field-selector', `involvedObject.name=${pool},reason=${reason}`, '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}'])
+    await waitFor('the first probe Event', async () => (await events('BucketPoolProbeSucceeded')).includes('bucket runtime status probe succeeded'))
+    fixture.runtime.behave({mode: 'fail', code: Status.UNAVAILABLE, message: 'bucketbroker is stopping'})
+    await fixture.poollet.waitForLog(`pool ${pool}: runtime probe failed: /bucket.v1alpha1.BucketRuntime/ListBucketClasses UNAVAILABLE: bucketbroker is stopping`)
+    await waitFor('the failure Event', async () => (await events('BucketPoolProbeFailed')).includes('UNAVAILABLE: bucketbroker is stopping'))
+    const failing = await waitFor('pool status shows the failure', async () => {
+      const run = await runCli(['pool', 'status', `--kubeconfig=${plane.adminKubeconfig}`, '--kind=bucket', '-o', 'wide', pool])
+      return run.stdout.includes('runtime probe failed') ? run.stdout : undefined
+    }, {timeoutMs: 30_000, intervalMs: 500})
+    expect(failing).to.match(/runtime probe failed \S+ ago: \/bucket\.v1alpha1\.BucketRuntime\/ListBucketClasses UNAVAILABLE: bucketbroker is stopping \(BucketPoolProbeFailed\)/)
+    fixture.runtime.behave({mode: 'answer'})
+    await fixture.poollet.waitForLog(`pool ${pool}: bucket runtime status probe succeeded again`)
+    await waitFor('pool status shows the recovery', async () => {
+      const run = await runCli(['pool', 'status', `--kubeconfig=${plane.adminKubeconfig}`, '--kind=bucket', '-o', 'wide', pool])
+      return /runtime probe succeeded \S+ ago: bucket runtime status probe succeeded again \(BucketPoolProbeSucceeded\)/.test(run.stdout)
+    }, {timeoutMs: 30_000, intervalMs: 500})
+    const said = fixture.poollet.logs().filter((l) => /^pool nc-bucket: (runtime probe failed|bucket runtime status probe succeeded)/.test(String(l.msg)))
+    expect(said.map((l) => (String(l.msg).includes('failed') ? 'failed' : 'succeeded'))).to.deep.equal(['succeeded', 'failed', 'succeeded'])
 
     controller = await startController(plane, ['--kinds=machine,bucket'])
     await controller.waitForLog('write plan: this API has no conditions for bucketpools', {kind: 'bucket'})
@@ -75,12 +100,12 @@ describe('a pool kind without conditions (as IronCore serves BucketPool)', funct
     const metrics = await (await fetch(await controller.metricsUrl())).text()
     expect(metrics).to.include('ironpool_controller_stale_unmarkable_total{kind="bucket",reason="no-conditions"} 1')
     expect(metrics).to.include('ironpool_controller_pools_marked_unknown_total{kind="bucket"} 0')
-    const events = await waitFor('the Event', async () => {
+    const stale = await waitFor('the Event', async () => {
       const out = await plane.kubectl(['get', 'events', '-A', '--field-selector', `involvedObject.name=${pool}`, '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}'])
       return out.includes('StaleUnmarked') ? out : undefined
     })
-    expect(events).to.include('BucketPoolStaleUnmarked: stale, cannot be marked: this API has no conditions for bucketpools')
-    expect(events).to.not.include('BucketPoolStatusUnknown')
+    expect(stale).to.include('BucketPoolStaleUnmarked: stale, cannot be marked: this API has no conditions for bucketpools')
+    expect(stale).to.not.include('BucketPoolStatusUnknown')
 
     // pool status says it too, once the Lease has expired on the operator's clock.
     const status = await waitFor('the pool status note', async () => {

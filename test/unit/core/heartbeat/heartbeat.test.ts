@@ -323,4 +323,28 @@ describe('Heartbeat', () => {
     expect(back.ready.outcome).to.equal('written')
     expect(beat.yieldedTo()).to.equal(undefined)
   })
+
+  it('on a kind whose API has no conditions: logs and records an Event at the first probe and at each change of its outcome, never writes the pool', async () => {
+    const events: PoolEvent[] = []
+    const beat = heartbeat({kind: POOL_KINDS.bucket, plan: {conditions: false, conditionFields: []}, events: {record: (event) => events.push(event)}})
+    const outcomes: boolean[] = [true, true, false, false, false, true, true, false]
+    for (const ok of outcomes) {
+      probe.answer = ok ? 'ok' : 'fail'
+      expect((await beat.tickOnce(controller.signal)).ready.outcome).to.equal('not-writable')
+    }
+    expect(events.map((e) => `${e.type} ${e.reason}: ${e.message}`)).to.deep.equal([
+      'Normal BucketPoolProbeSucceeded: bucket runtime status probe succeeded',
+      `Warning BucketPoolProbeFailed: ${probe.error}`,
+      'Normal BucketPoolProbeSucceeded: bucket runtime status probe succeeded again',
+      `Warning BucketPoolProbeFailed: ${probe.error}`,
+    ])
+    const lines = logger.entries.filter((e) => e.msg.startsWith(`pool ${NAME}: `)).map((e) => `${e.level} ${e.msg}`)
+    expect(lines).to.deep.equal([
+      `info pool ${NAME}: bucket runtime status probe succeeded (this API has no conditions for bucketpools: recorded as an Event)`,
+      `warn pool ${NAME}: runtime probe failed: ${probe.error} (this API has no conditions for bucketpools: recorded as an Event)`,
+      `info pool ${NAME}: bucket runtime status probe succeeded again (this API has no conditions for bucketpools: recorded as an Event)`,
+      `warn pool ${NAME}: runtime probe failed: ${probe.error} (this API has no conditions for bucketpools: recorded as an Event)`,
+    ])
+    expect(pools.script.calls('writeConditions')).to.equal(0)
+  })
 })
