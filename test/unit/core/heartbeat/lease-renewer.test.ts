@@ -163,118 +163,108 @@ describe('LeaseRenewer', () => {
     expect(result.outcome).to.equal('created')
     expect(store.script.log).to.deep.equal(['get', 'create', 'update', 'get', 'create'])
   })
-})
 
-describe('LeaseRenewer: a good neighbour to another live holder (issue 21)', () => {
-  const RIVAL = 'machinepoollet-7f9c'
-  let clock: FakeClock
-  let store: FakeLeaseStore
-  let logger: FakeLogger
-  let renewer: LeaseRenewer
-  beforeEach(() => {
-    clock = new FakeClock(Date.parse('2026-01-01T00:00:00.250Z'))
-    store = new FakeLeaseStore()
-    logger = new FakeLogger()
-    renewer = new LeaseRenewer({store, clock, logger, name: NAME, namespace: NS, holderIdentity: ME, leaseDurationSeconds: 40})
-  })
+  describe('LeaseRenewer: a good neighbour to another live holder (issue 21)', () => {
+    const RIVAL = 'machinepoollet-7f9c'
 
-  /** The rival renews as IronCore's machinepoollet does: takes the Lease (back) and stamps renewTime, its own duration. */
-  function rivalRenews(renewTime = new Date(clock.wall()).toISOString().replace('Z', '000Z'), durationSeconds = 20): void {
-    const current = store.peek(NAME)!
-    const taking = current.spec.holderIdentity !== RIVAL
-    store.put({...current, spec: {...current.spec, holderIdentity: RIVAL, leaseDurationSeconds: durationSeconds, renewTime, leaseTransitions: (current.spec.leaseTransitions ?? 0) + (taking ? 1 : 0)}})
-  }
-
-  it('takes over a Lease it finds held by another identity when it first comes to it (a predecessor), at once', async () => {
-    store.put({name: NAME, namespace: NS, spec: {holderIdentity: 'p1_predecessor', leaseDurationSeconds: 40, renewTime: '2026-01-01T00:00:00.000000Z', leaseTransitions: 3}})
-    const result = await renewer.renew()
-    expect(result).to.deep.include({outcome: 'took-over', previousHolder: 'p1_predecessor'})
-    expect(store.peek(NAME)?.spec).to.deep.include({holderIdentity: ME, leaseTransitions: 4})
-  })
-
-  it('yields when another holder renews the Lease after this process held it: no write, said as the first of the yield', async () => {
-    await renewer.renew()
-    rivalRenews()
-    const writes = store.updates.length
-    const result = await renewer.renew()
-    expect(result).to.deep.include({outcome: 'yielded', holder: RIVAL, first: true, expiresInMs: 20_000})
-    expect(store.updates).to.have.length(writes + 1) // the renewal that met the rival's write (a conflict), nothing after it
-    expect(store.peek(NAME)?.spec.holderIdentity).to.equal(RIVAL)
-  })
-
-  it('stays yielded, writing nothing, while the rival keeps renewing; not "first" again', async () => {
-    await renewer.renew()
-    rivalRenews()
-    await renewer.renew()
-    const writes = store.updates.length
-    const outcomes: string[] = []
-    for (let i = 0; i < 10; i++) {
-      await clock.advance(10_000)
-      rivalRenews()
-      const result = await renewer.renew()
-      outcomes.push(`${result.outcome}${result.outcome === 'yielded' && result.first ? ' first' : ''}`)
+    /** The rival renews as IronCore's machinepoollet does: takes the Lease (back) and stamps renewTime, its own duration. */
+    function rivalRenews(renewTime = new Date(clock.wall()).toISOString().replace('Z', '000Z'), durationSeconds = 20): void {
+      const current = store.peek(NAME)!
+      const taking = current.spec.holderIdentity !== RIVAL
+      store.put({...current, spec: {...current.spec, holderIdentity: RIVAL, leaseDurationSeconds: durationSeconds, renewTime, leaseTransitions: (current.spec.leaseTransitions ?? 0) + (taking ? 1 : 0)}})
     }
-    expect(outcomes).to.deep.equal(Array(10).fill('yielded'))
-    expect(store.updates).to.have.length(writes)
-    expect(store.script.calls('update')).to.equal(writes)
-  })
 
-  it('takes the Lease again once the rival left it unrenewed for the rival’s own duration, on the monotonic clock from when it last saw a change', async () => {
-    await renewer.renew()
-    rivalRenews(undefined, 20)
-    await renewer.renew() // yields; the rival's Lease seen now
-    await clock.advance(19_999)
-    expect((await renewer.renew()).outcome).to.equal('yielded')
-    await clock.advance(1)
-    const result = await renewer.renew()
-    expect(result).to.deep.include({outcome: 'took-over', previousHolder: RIVAL})
-    expect(store.peek(NAME)?.spec.holderIdentity).to.equal(ME)
-    expect(logger.entries.at(-1)?.msg).to.equal(`took over lease ${NS}/${NAME} from ${RIVAL}, which left it unrenewed for its lease duration`)
-  })
+    it('takes over a Lease it finds held by another identity when it first comes to it (a predecessor), at once', async () => {
+      store.put({name: NAME, namespace: NS, spec: {holderIdentity: 'p1_predecessor', leaseDurationSeconds: 40, renewTime: '2026-01-01T00:00:00.000000Z', leaseTransitions: 3}})
+      const result = await renewer.renew()
+      expect(result).to.deep.include({outcome: 'took-over', previousHolder: 'p1_predecessor'})
+      expect(store.peek(NAME)?.spec).to.deep.include({holderIdentity: ME, leaseTransitions: 4})
+    })
 
-  it('never judges the rival’s renewTime against its own clock: a rival stamping times long past, or a wall clock stepped an hour, change nothing', async () => {
-    await renewer.renew()
-    rivalRenews('2025-06-01T00:00:00.000000Z', 20) // a rival whose clock is months behind: "expired" by our wall clock
-    expect((await renewer.renew()).outcome).to.equal('yielded')
-    clock.stepWall(3_600_000)
-    await clock.advance(10_000)
-    rivalRenews('2025-06-01T00:00:10.000000Z', 20)
-    expect((await renewer.renew()).outcome).to.equal('yielded')
-    await clock.advance(19_000)
-    expect((await renewer.renew()).outcome).to.equal('yielded')
-    await clock.advance(1_000)
-    expect((await renewer.renew()).outcome).to.equal('took-over')
-  })
+    it('yields when another holder renews the Lease after this process held it: no write, said as the first of the yield', async () => {
+      await renewer.renew()
+      rivalRenews()
+      const writes = store.updates.length
+      const result = await renewer.renew()
+      expect(result).to.deep.include({outcome: 'yielded', holder: RIVAL, first: true, expiresInMs: 20_000})
+      expect(store.updates).to.have.length(writes + 1) // the renewal that met the rival's write (a conflict), nothing after it
+      expect(store.peek(NAME)?.spec.holderIdentity).to.equal(RIVAL)
+    })
 
-  it('yields again, said again, when the rival comes back after it took the Lease again', async () => {
-    await renewer.renew()
-    rivalRenews()
-    await renewer.renew()
-    await clock.advance(20_000)
-    expect((await renewer.renew()).outcome).to.equal('took-over')
-    await renewer.renew()
-    rivalRenews()
-    expect(await renewer.renew()).to.deep.include({outcome: 'yielded', first: true})
-  })
+    it('stays yielded, writing nothing, while the rival keeps renewing; not "first" again', async () => {
+      await renewer.renew()
+      rivalRenews()
+      await renewer.renew()
+      const writes = store.updates.length
+      const outcomes: string[] = []
+      for (let i = 0; i < 10; i++) {
+        await clock.advance(10_000)
+        rivalRenews()
+        const result = await renewer.renew()
+        outcomes.push(`${result.outcome}${result.outcome === 'yielded' && result.first ? ' first' : ''}`)
+      }
+      expect(outcomes).to.deep.equal(Array(10).fill('yielded'))
+      expect(store.updates).to.have.length(writes)
+      expect(store.script.calls('update')).to.equal(writes)
+    })
 
-  it('takes the Lease at once while yielding when it is released (no holder) or deleted', async () => {
-    await renewer.renew()
-    rivalRenews()
-    await renewer.renew()
-    const current = store.peek(NAME)!
-    store.put({...current, spec: {...current.spec, holderIdentity: undefined}})
-    expect(await renewer.renew()).to.deep.include({outcome: 'took-over'})
-    rivalRenews()
-    expect((await renewer.renew()).outcome).to.equal('yielded')
-    store.delete(NAME)
-    expect((await renewer.renew()).outcome).to.equal('created')
-  })
+    it('takes the Lease again once the rival left it unrenewed for the rival’s own duration, on the monotonic clock from when it last saw a change', async () => {
+      await renewer.renew()
+      rivalRenews(undefined, 20)
+      await renewer.renew() // yields; the rival's Lease seen now
+      await clock.advance(19_999)
+      expect((await renewer.renew()).outcome).to.equal('yielded')
+      await clock.advance(1)
+      const result = await renewer.renew()
+      expect(result).to.deep.include({outcome: 'took-over', previousHolder: RIVAL})
+      expect(store.peek(NAME)?.spec.holderIdentity).to.equal(ME)
+      expect(logger.entries.at(-1)?.msg).to.equal(`took over lease ${NS}/${NAME} from ${RIVAL}, which left it unrenewed for its lease duration`)
+    })
 
-  it('a new process (a restarted poollet with a new identity) takes over its predecessor at once, even one that held it a moment ago', async () => {
-    await renewer.renew()
-    const successor = new LeaseRenewer({store, clock, logger, name: NAME, namespace: NS, holderIdentity: defaultHolderIdentity(NAME, 'new-uuid'), leaseDurationSeconds: 40})
-    expect(await successor.renew()).to.deep.include({outcome: 'took-over', previousHolder: ME})
-    // The predecessor, were it still alive, now finds a rival and yields instead of taking it back.
-    expect(await renewer.renew()).to.deep.include({outcome: 'yielded', holder: defaultHolderIdentity(NAME, 'new-uuid')})
+    it('never judges the rival’s renewTime against its own clock: a rival stamping times long past, or a wall clock stepped an hour, change nothing', async () => {
+      await renewer.renew()
+      rivalRenews('2025-06-01T00:00:00.000000Z', 20) // a rival whose clock is months behind: "expired" by our wall clock
+      expect((await renewer.renew()).outcome).to.equal('yielded')
+      clock.stepWall(3_600_000)
+      await clock.advance(10_000)
+      rivalRenews('2025-06-01T00:00:10.000000Z', 20)
+      expect((await renewer.renew()).outcome).to.equal('yielded')
+      await clock.advance(19_000)
+      expect((await renewer.renew()).outcome).to.equal('yielded')
+      await clock.advance(1_000)
+      expect((await renewer.renew()).outcome).to.equal('took-over')
+    })
+
+    it('yields again, said again, when the rival comes back after it took the Lease again', async () => {
+      await renewer.renew()
+      rivalRenews()
+      await renewer.renew()
+      await clock.advance(20_000)
+      expect((await renewer.renew()).outcome).to.equal('took-over')
+      await renewer.renew()
+      rivalRenews()
+      expect(await renewer.renew()).to.deep.include({outcome: 'yielded', first: true})
+    })
+
+    it('takes the Lease at once while yielding when it is released (no holder) or deleted', async () => {
+      await renewer.renew()
+      rivalRenews()
+      await renewer.renew()
+      const current = store.peek(NAME)!
+      store.put({...current, spec: {...current.spec, holderIdentity: undefined}})
+      expect(await renewer.renew()).to.deep.include({outcome: 'took-over'})
+      rivalRenews()
+      expect((await renewer.renew()).outcome).to.equal('yielded')
+      store.delete(NAME)
+      expect((await renewer.renew()).outcome).to.equal('created')
+    })
+
+    it('a new process (a restarted poollet with a new identity) takes over its predecessor at once, even one that held it a moment ago', async () => {
+      await renewer.renew()
+      const successor = new LeaseRenewer({store, clock, logger, name: NAME, namespace: NS, holderIdentity: defaultHolderIdentity(NAME, 'new-uuid'), leaseDurationSeconds: 40})
+      expect(await successor.renew()).to.deep.include({outcome: 'took-over', previousHolder: ME})
+      // The predecessor, were it still alive, now finds a rival and yields instead of taking it back.
+      expect(await renewer.renew()).to.deep.include({outcome: 'yielded', holder: defaultHolderIdentity(NAME, 'new-uuid')})
+    })
   })
 })
