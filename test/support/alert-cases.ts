@@ -63,10 +63,10 @@ export const ALERT_CASES: readonly AlertCase[] = [
     firing: [],
   },
   {
-    name: 'a controller down for 3 minutes, then back, never fires (for: 5m)',
+    name: 'a controller down for 3 minutes is pending, not firing (for: 5m)',
     alert: 'IronpoolControllerDown',
     series: [{series: `up{${A}}`, values: '1 0 0 0 1x6'}],
-    evalTime: '6m',
+    evalTime: '3m',
     firing: [],
   },
   {
@@ -113,13 +113,13 @@ export const ALERT_CASES: readonly AlertCase[] = [
     firing: [],
   },
   {
-    name: 'the leader blind for 2 minutes only (for: 3m)',
+    name: 'the leader blind for 2 minutes: pending, not firing (for: 3m)',
     alert: 'IronpoolControllerBlind',
     series: [
       {series: `ironpool_controller_view_blind{${A}, kind="machine", reason="paused"}`, values: '0 1 1 0x10'},
       {series: `ironpool_controller_leader{${A}}`, values: '1x12'},
     ],
-    evalTime: '6m',
+    evalTime: '2m',
     firing: [],
   },
   {
@@ -218,13 +218,13 @@ export const ALERT_CASES: readonly AlertCase[] = [
     firing: [firing('IronpoolPoolsNotReady', 'warning', {kind: 'machine', status: 'Unknown'}, '2')],
   },
   {
-    name: 'a volume pool False for 10 minutes only (for: 15m)',
+    name: 'a volume pool False for 8 minutes: pending, not firing (for: 15m)',
     alert: 'IronpoolPoolsNotReady',
     series: [
       {series: `ironpool_controller_pools{${A}, kind="volume", status="False"}`, values: '0x5 1x10 0x5'},
       {series: `ironpool_controller_pools{${A}, kind="volume", status="True"}`, values: '3x20'},
     ],
-    evalTime: '18m',
+    evalTime: '14m',
     firing: [],
   },
   {
@@ -255,10 +255,10 @@ export const ALERT_CASES: readonly AlertCase[] = [
     firing: [firing('IronpoolPoolletLeaseRenewalsFailing', 'warning', poolLabels, '0.50')],
   },
   {
-    name: 'a burst of failed renewals, over after a minute',
+    name: 'a burst of failed renewals, over after a minute: pending while in the window, never firing (for: 10m)',
     alert: 'IronpoolPoolletLeaseRenewalsFailing',
     series: [{series: `ironpool_poollet_lease_renew_failures_total{${POOL}}`, values: '0 30 30x20'}],
-    evalTime: '15m',
+    evalTime: '5m',
     firing: [],
   },
   {

@@ -67,4 +67,26 @@ describe('monitoring: promtool check metrics on real scrapes', function () {
     const notAfter = new X509Certificate(pem ?? '').validToDate.getTime() / 1000
     expect(Number(line?.split(' ')[1])).to.equal(notAfter)
   })
+
+  it('a poollet whose certificate renewal fails counts it, and exports the end of the certificate it still uses', async function () {
+    this.timeout(90_000)
+    const plane = await poolletControlPlane()
+    const pool = 'rotation-fails'
+    await new KubeObjects(plane.adminKubeconfig).createPool(kind, pool)
+    // Past 90 % of its lifetime: the rotation renews at once; nobody approves its CSR here, so each try times out.
+    const now = Date.now()
+    const notAfter = new Date(now + 12 * 3_600_000)
+    const identity = await plane.userIdentity(`${kind.poolletUserPrefix}${pool}`, [kind.poolletGroup], {validity: {notBefore: new Date(now - 30 * 86_400_000), notAfter}})
+    const fixture = await startPoollet(plane, kind, pool, [...FAST, '--metrics-bind-address=127.0.0.1:0', '--rotate-certificates', '--certificate-request-timeout=1s'], identity.kubeconfig)
+    try {
+      await fixture.poollet.waitForLog('could not renew the client certificate', {}, 60_000)
+      const text = await waitFor('the failure counted', async () => {
+        const scraped = await scrape(fixture.poollet)
+        return /^ironpool_poollet_certificate_rotation_failures_total [1-9]/m.test(scraped) ? scraped : undefined
+      }, {timeoutMs: 30_000, intervalMs: 200})
+      expect(text).to.include(`ironpool_poollet_certificate_expiration_timestamp_seconds ${Math.floor(notAfter.getTime() / 1000)}`)
+    } finally {
+      await fixture.stop()
+    }
+  })
 })
