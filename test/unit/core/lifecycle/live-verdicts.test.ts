@@ -193,6 +193,73 @@ describe('controller lifecycle: live verdicts', () => {
     })
   })
 
+  describe('what blindness costs (the production wiring)', () => {
+    function wired() {
+      const clock = new FakeClock()
+      const sight = new Sight({clock, logger: new FakeLogger(), probe: () => Promise.resolve(), ...sightTimings(GRACE)})
+      const fx = new LifecycleFixture({active: false})
+      const engine = kindEngine({
+        kind: fx.kind,
+        clock,
+        sight,
+        caches: ['pools', 'leases'],
+        store: fx.store,
+        getPool: (name) => fx.store.peek(name),
+        confirmLease: () => Promise.resolve(undefined),
+        events: fx.events,
+        logger: fx.logger,
+        gracePeriodMs: GRACE,
+      })
+      const stop = new AbortController()
+      void sight.run(stop.signal)
+      engine.cacheState('pools', undefined)
+      engine.cacheState('leases', undefined)
+      engine.lifecycle.setLeader(true)
+      engine.lifecycle.poolUpserted(fx.putPool('p', {ready: 'True'}))
+      return {clock, engine, stop}
+    }
+
+    it('a watch that resumed from its resourceVersion lost nothing: the silence before the gap still counts', async () => {
+      const {clock, engine, stop} = wired()
+      await clock.advance(40_000)
+      engine.cacheState('leases', 'watch-gap', 'reconnecting, for more than 3000 ms')
+      await clock.advance(30_000)
+      engine.cacheState('leases', undefined, 'watching')
+      expect(engine.lifecycle.nextLook('p')).to.equal(clock.monotonic() + 10_000)
+      stop.abort()
+    })
+
+    it('a cache that had to relist may have missed events: every grace period starts afresh', async () => {
+      const {clock, engine, stop} = wired()
+      await clock.advance(40_000)
+      engine.cacheState('leases', 'watch-gap', 'relisting (gone), for more than 3000 ms')
+      await clock.advance(30_000)
+      engine.cacheState('leases', undefined, 'watching after a relist', true)
+      expect(engine.lifecycle.nextLook('p')).to.equal(clock.monotonic() + GRACE)
+      stop.abort()
+    })
+
+    it('a pause of this process may have hidden anything: every grace period starts afresh when a probe after it answers', async () => {
+      const {clock, engine, stop} = wired()
+      await clock.advance(40_000)
+      await clock.jump(30_000)
+      expect(engine.view.reason).to.equal(undefined)
+      expect(engine.lifecycle.nextLook('p'), 'the probe due at the resume answered: whole, grace afresh').to.be.within(clock.monotonic() + GRACE - 5000, clock.monotonic() + GRACE)
+      stop.abort()
+    })
+
+    it('blind time does not age an overdue pool in the gauge', async () => {
+      const fx = new LifecycleFixture()
+      fx.store.script.failNext('writeConditions', () => new Error('no answer within 5000 ms'), 100)
+      fx.store.script.failNext('get', () => new Error('no answer within 5000 ms'), 100)
+      fx.putPool('p', {ready: 'True'})
+      await fx.advance(GRACE + 3000)
+      fx.engine.setViewWhole(false)
+      await fx.advance(60_000)
+      expect(fx.engine.overdueStats()).to.deep.equal({pools: 1, oldestMs: 3000})
+    })
+  })
+
   describe('the whole wiring, on a lossy API (production timings)', () => {
     it('5 % of probes and confirming reads fail at random: every dead pool marked within 2 × grace, no live pool marked', async () => {
       const clock = new FakeClock()
