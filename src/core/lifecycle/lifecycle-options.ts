@@ -12,12 +12,20 @@ import {RequestLimiter} from './request-limiter.ts'
 /** IEP-15's and Kubernetes' node-monitor grace period since v1.32. */
 export const DEFAULT_GRACE_PERIOD_MS = 50_000
 /**
- * A failed Unknown write is retried after 1s, doubling up to 30s: soon enough that a stale pool is
- * marked shortly after the API recovers, slow enough that a broken API is not hammered by every
- * stale pool at once. The retry lasts as long as the pool stays stale; progress or deletion ends it.
+ * A failed confirming read or Unknown write of one pool is retried after 1 s, doubling up to 10 s (at
+ * the default 50 s grace; a shorter grace scales both down, to grace/50 and grace/5): soon enough that
+ * a dead pool is marked within a few seconds of its deadline on a lossy link (k failures in a row, of
+ * probability f^k, cost 2^k - 1 base delays), and no risk of hammering a broken API: every retry goes
+ * through the request limiter. The retry lasts as long as the pool stays stale; progress or deletion
+ * ends it.
  */
 export const DEFAULT_RETRY_BASE_MS = 1_000
-export const DEFAULT_RETRY_MAX_MS = 30_000
+export const DEFAULT_RETRY_MAX_MS = 10_000
+
+/** The retry delays for a grace period: the defaults at 50 s, scaled down for a shorter one. */
+export function retryTimings(gracePeriodMs: number): {retryBaseMs: number; retryMaxMs: number} {
+  return {retryBaseMs: Math.min(DEFAULT_RETRY_BASE_MS, gracePeriodMs / 50), retryMaxMs: Math.min(DEFAULT_RETRY_MAX_MS, gracePeriodMs / 5)}
+}
 /**
  * How long the read that confirms a pool's silence may take. Slower is blindness, not a verdict: an
  * API server that takes seconds to answer one GET is not one whose watch can be trusted.
@@ -112,7 +120,7 @@ export interface PoolLifecycleOptions {
   maxUnhealthy?: MaxUnhealthy
   /** Default: no hooks. */
   observer?: LifecycleObserver
-  /** Defaults {@link DEFAULT_RETRY_BASE_MS}, {@link DEFAULT_RETRY_MAX_MS}. */
+  /** Defaults {@link retryTimings} of the grace period. */
   retryBaseMs?: number
   retryMaxMs?: number
 }
@@ -133,8 +141,8 @@ export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecy
     plan: options.plan ?? FULL_WRITE_PLAN,
     gracePeriodMs: options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS,
     observer: options.observer ?? {},
-    retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
-    retryMaxMs: options.retryMaxMs ?? DEFAULT_RETRY_MAX_MS,
+    retryBaseMs: options.retryBaseMs ?? retryTimings(options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS).retryBaseMs,
+    retryMaxMs: options.retryMaxMs ?? retryTimings(options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS).retryMaxMs,
   }
 }
 

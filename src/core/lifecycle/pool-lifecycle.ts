@@ -52,6 +52,8 @@ interface Overdue {
   unmarkable?: boolean
   /** A write of ours whose outcome is not known yet: the next sight of the pool settles it. */
   unsettled?: boolean
+  /** With the breaker on: held until this instant (evidence clock) before it is judged. */
+  heldUntil?: number
 }
 
 export interface BreakerState {
@@ -246,17 +248,25 @@ export class PoolLifecycle {
   }
 
   /**
-   * After a spell seen late, the evidence clock stepped back to its start: a pool that fell due in
-   * between is not overdue any more. O(overdue).
+   * Whole again, the silence kept. After a spell seen late, the evidence clock stepped back to its
+   * start: a pool that fell due in between is not overdue any more. A pool still overdue that was
+   * waiting out a retry's backoff (its reads failed with the API) is looked at now: the backoff grew
+   * with the outage, not with the pool's trouble; it starts again at its base. A breaker hold runs on.
+   * O(overdue).
    */
   private reviewOverdue(): void {
     const now = this.evidence.monotonic()
     for (const [name, overdue] of this.overdue) {
       const record = this.tracker.get(name)
-      if (overdue.busy || record === undefined || record.lastChange + this.options.gracePeriodMs <= now) continue
-      this.overdue.delete(name)
-      this.silent.delete(name)
-      this.arm(name)
+      if (overdue.busy || record === undefined) continue
+      if (record.lastChange + this.options.gracePeriodMs > now) {
+        this.overdue.delete(name)
+        this.silent.delete(name)
+        this.arm(name)
+      } else if (overdue.heldUntil === undefined && (this.deadlines.get(name) ?? now) > now) {
+        overdue.retries = 0
+        this.deadlines.set(name, now)
+      }
     }
   }
 
@@ -285,7 +295,9 @@ export class PoolLifecycle {
     for (const name of names) {
       const record = this.tracker.get(name)
       if (record === undefined) continue
-      if (this.overdue.has(name)) {
+      const overdue = this.overdue.get(name)
+      if (overdue !== undefined) {
+        overdue.heldUntil = undefined
         ready.push(name)
         continue
       }
@@ -294,12 +306,15 @@ export class PoolLifecycle {
         this.deadlines.set(name, deadline)
         continue
       }
-      this.overdue.set(name, {deadline, retries: 0, busy: false})
+      const entry: Overdue = {deadline, retries: 0, busy: false}
+      this.overdue.set(name, entry)
       const news = record.readyStatus !== 'Unknown'
       if (news) this.silent.set(name, deadline)
       // With the breaker on, a newly silent pool is judged once the window has seen who else went silent.
-      if (hold && news) this.deadlines.set(name, now + this.options.breakerHoldMs)
-      else ready.push(name)
+      if (hold && news) {
+        entry.heldUntil = now + this.options.breakerHoldMs
+        this.deadlines.set(name, entry.heldUntil)
+      } else ready.push(name)
     }
     this.judge()
     this.mark(ready)

@@ -248,6 +248,22 @@ describe('controller lifecycle: live verdicts', () => {
       stop.abort()
     })
 
+    it('a pool whose reads failed through an outage is looked at the moment the view is whole, not after the backoff the outage grew', async () => {
+      const fx = new LifecycleFixture()
+      let apiUp = false
+      fx.engine['options'].confirmLease = () => (apiUp ? Promise.resolve(undefined) : Promise.reject(new Error('no answer within 5000 ms')))
+      fx.putPool('p', {ready: 'True'})
+      // Due at 50 s: reads fail at 50, 51, 53, 57 and 65 s; the next would be at 75 s.
+      await fx.advance(GRACE + 16_000)
+      expect(fx.engine.nextLook('p')).to.equal(GRACE + 25_000)
+      fx.engine.setViewWhole(false)
+      await fx.advance(34_000)
+      apiUp = true
+      fx.engine.setViewWhole(true)
+      await fx.advance(0)
+      expect(fx.marks.map((m) => [m.name, m.writtenAt - GRACE])).to.deep.equal([['p', 16_000]])
+    })
+
     it('blind time does not age an overdue pool in the gauge', async () => {
       const fx = new LifecycleFixture()
       fx.store.script.failNext('writeConditions', () => new Error('no answer within 5000 ms'), 100)
