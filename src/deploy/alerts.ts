@@ -65,7 +65,7 @@ export const ALERT_GROUPS: readonly AlertGroup[] = [
         for: '3m',
         severity: 'critical',
         summary: 'The ironpool controller cannot see {{ $labels.kind }} pools ({{ $labels.reason }}).',
-        description: 'The leading controller\'s view of {{ $labels.kind }} pools has not been whole for 3 minutes (the spell began with {{ $labels.reason }}). It marks no {{ $labels.kind }} pool while blind, and every grace period restarts once it sees again.',
+        description: 'The leading controller\'s view of {{ $labels.kind }} pools has not been whole for 3 minutes (the spell began with {{ $labels.reason }}). It marks no {{ $labels.kind }} pool while blind: silence counts only while it sees, so a pool that died meanwhile is marked that much later.',
       },
       {
         alert: 'IronpoolControllerBreakerOpen',
