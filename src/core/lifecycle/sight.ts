@@ -18,9 +18,9 @@
  * - the controller's other requests (confirming reads, writes) failing together: blind when, within
  *   the last {@link requestWindowMs}, at least {@link REQUEST_FAILURES_MIN} failed and they were at
  *   least half of all answered. Independent losses (a lossy link spoiling f = 5 % of requests) make
- *   five failures at a 50 % share in one window vanishingly rare (binomially, about 1e-4 at 20
- *   requests per window, less at more); an outage fails nearly every request at once. Cleared like
- *   a pause: by a probe started after it answering.
+ *   five failures at a 50 % share in one window rare: binomially at most about 6e-5 a window (at 10
+ *   requests in it; 1e-8 at 20); an outage fails nearly every request at once. Cleared like a
+ *   pause: by a probe started after it answering.
  * A pause of this process stays immediate blindness: it is certain, not a sample.
  */
 import {bounded} from '../bounded.ts'
