@@ -121,6 +121,12 @@ export class HealthTracker {
     record.observedGeneration = ready.observedGeneration
   }
 
+  /** The pool's grace period starts now (the breaker that held it closed). */
+  restart(name: string): void {
+    const record = this.records.get(name)
+    if (record !== undefined) record.lastChange = this.clock.monotonic()
+  }
+
   /** Every pool's grace period starts now (view whole again, leadership gained). */
   restartAll(): void {
     const now = this.clock.monotonic()

@@ -52,6 +52,10 @@ interface Overdue {
   unmarkable?: boolean
   /** A write of ours whose outcome is not known yet: the next sight of the pool settles it. */
   unsettled?: boolean
+  /** The current write has been sent: a sight of our mark from now on is that write landing. */
+  sent?: boolean
+  /** The current write's mark was reported (logged, Evented, counted): never a second time. */
+  reported?: boolean
   /** With the breaker on: held until this instant (evidence clock) before it is judged. */
   heldUntil?: number
 }
@@ -115,8 +119,10 @@ export class PoolLifecycle {
     }
     const overdue = this.overdue.get(name)
     if (overdue === undefined) return
-    // The watch shows what a write of unknown outcome did: it landed.
-    if (overdue.unsettled && !overdue.busy && this.isOurMark(pool)) this.landed(name, overdue, pool)
+    // The watch shows what a write of ours did, sent and not answered yet (or answered by no answer,
+    // its settling read still out or failed): it landed. landed() reports it once, whichever of the
+    // watch, the write's answer and the settling read comes first.
+    if ((overdue.sent || overdue.unsettled) && this.isOurMark(pool)) this.landed(name, overdue, pool)
     // Someone moved a silent pool's Ready away from Unknown without a sign of life: mark it again.
     else this.mark([name])
   }
@@ -335,7 +341,27 @@ export class PoolLifecycle {
     const report = {transition, unhealthy: this.breaker.unhealthy, total: this.breaker.total, limit}
     logBreaker(this.options.logger, this.options.kind, report)
     this.options.observer.breaker?.(report)
-    if (transition === 'recovered') this.mark([...this.overdue.keys()])
+    if (transition === 'recovered') this.restartHeld()
+  }
+
+  /**
+   * The breaker closed: the pools it held start a fresh grace period instead of being marked now, as
+   * Kubernetes' node lifecycle controller does when a zone leaves full disruption (it sets every
+   * node's probe timestamp to now). A partition heals over a heartbeat interval: poollets renew at
+   * their own phase, so when enough have come back to close the breaker, the rest are live pools whose
+   * renewal is a few seconds away; marking them then would be false Unknowns. The price: a pool that
+   * really died while the breaker held it is marked one grace period after the breaker closed.
+   * Pools already marked stay as they are. O(overdue).
+   */
+  private restartHeld(): void {
+    for (const [name, overdue] of this.overdue) {
+      // A write in flight goes on (its mark, if it lands, is reported); a confirm in flight finds the pool no longer overdue.
+      if ((overdue.busy && overdue.sent) || this.tracker.get(name)?.readyStatus === 'Unknown') continue
+      this.overdue.delete(name)
+      this.silent.delete(name)
+      this.tracker.restart(name)
+      this.arm(name)
+    }
   }
 
   /**
@@ -355,6 +381,9 @@ export class PoolLifecycle {
       // A pending deadline on an overdue pool is a retry's backoff or a breaker hold: wait for it.
       if (overdue === undefined || overdue.busy || overdue.unmarkable || this.deadlines.has(name)) continue
       if (this.tracker.get(name)?.readyStatus === 'Unknown') continue
+      // A new attempt: what it writes is a mark of its own (the pool's Ready moved off Unknown since any earlier one).
+      overdue.sent = false
+      overdue.reported = false
       overdue.busy = true
       const write = this.confirmAndWrite(name, overdue).finally(() => this.writes.delete(write))
       this.writes.add(write)
@@ -419,6 +448,7 @@ export class PoolLifecycle {
       result = await limiter.run(
         () => {
           sent = true
+          overdue.sent = true
           return writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era, plan: this.options.plan})
         },
         {urgent: true, signal: era},
@@ -486,6 +516,8 @@ export class PoolLifecycle {
   /** A mark of ours landed: absorbed, logged, Evented and counted, once. */
   private landed(name: string, overdue: Overdue, pool: Pool): void {
     overdue.unsettled = false
+    if (overdue.reported) return
+    overdue.reported = true
     // Absorbed only while still overdue: after progress or a restart, the record holds newer news.
     if (this.overdue.get(name) === overdue) this.tracker.recordOwnWrite(name, readyOf(pool))
     const report = markReport(name, overdue.deadline, this.evidence.monotonic(), overdue.retries)

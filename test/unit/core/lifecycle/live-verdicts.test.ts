@@ -85,6 +85,43 @@ describe('controller lifecycle: live verdicts', () => {
       expect(fx.events.events).to.have.length(1)
     })
 
+    it('a mark the watch shows while the settling read is out, which then fails too, is counted once', async () => {
+      const fx = new LifecycleFixture()
+      const held = heldWrites(fx)
+      let settleRead: {fail: (error: Error) => void} | undefined
+      fx.store.get = () => new Promise((_resolve, reject) => (settleRead = {fail: reject}))
+      fx.putPool('p', {ready: 'True'})
+      await fx.clock.advance(GRACE)
+      held[0]!.land()
+      held[0]!.fail(new Error('bad record mac'))
+      await fx.clock.advance(0)
+      expect(settleRead, 'the settling read is out').to.not.equal(undefined)
+      // The watch delivers the pool as the write left it, while that read is still out.
+      fx.deliver('p')
+      settleRead!.fail(new Error('bad record mac'))
+      await fx.advance(0)
+      expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+      expect(fx.events.events.map((e) => e.reason)).to.deep.equal(['MachinePoolStatusUnknown'])
+      await fx.advance(5 * GRACE)
+      expect(held, 'no second write').to.have.length(1)
+      expect(fx.marks).to.have.length(1)
+      expect(fx.engine.overdueStats().pools).to.equal(0)
+    })
+
+    it('a mark the watch shows before the write is answered is counted once, when the watch shows it', async () => {
+      const fx = new LifecycleFixture()
+      const held = heldWrites(fx)
+      fx.putPool('p', {ready: 'True'})
+      await fx.clock.advance(GRACE)
+      const landed = held[0]!.land()
+      fx.deliver('p')
+      expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+      held[0]!.answer(landed)
+      await fx.advance(0)
+      expect(fx.marks).to.have.length(1)
+      expect(fx.events.events).to.have.length(1)
+    })
+
     it('a write aborted when leadership is lost that had landed all the same is counted once', async () => {
       const fx = new LifecycleFixture()
       const held = heldWrites(fx)
@@ -182,14 +219,45 @@ describe('controller lifecycle: live verdicts', () => {
       expect(fx.marks.length).to.be.within(1, 10)
     })
 
-    it('pools that come back close it, and the ones still silent are marked then', async () => {
+    it('pools that come back close it; the ones still silent get a fresh grace period and are marked when it ends', async () => {
       const fx = new LifecycleFixture({maxUnhealthy: {kind: 'percent', percent: 30}})
       await fleet(fx, 60 + 80, () => true)
       expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped'])
       for (let i = 0; i < 80; i++) fx.renew(`p${i}`, 'back')
       await fx.advance(0)
       expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped', 'recovered'])
-      expect(fx.marks).to.have.length(20)
+      expect(fx.marks, 'not at once: they may be live pools whose renewal is seconds away').to.deep.equal([])
+      // The 80 go on renewing every 10 s; the 20 stay silent.
+      const renewFor = async (ms: number) => {
+        for (let t = 0; t < ms; t += 1000) {
+          await fx.advance(1000)
+          const second = (fx.clock.monotonic() / 1000) % 10
+          for (let i = second * 8; i < second * 8 + 8; i++) fx.renew(`p${i}`, `again${fx.clock.monotonic()}`)
+        }
+      }
+      await renewFor(GRACE - 1000)
+      expect(fx.marks).to.deep.equal([])
+      // The grace period, the hold for newly silent pools (grace/5), then the confirms and writes.
+      await renewFor(GRACE / 5 + 2000)
+      expect(fx.marks.map((m) => m.name).sort()).to.deep.equal(Array.from({length: 20}, (_, i) => `p${80 + i}`).sort())
+      expect(fx.breakers.map((b) => b.transition), 'the 20 % left are below the limit').to.deep.equal(['tripped', 'recovered'])
+    })
+
+    it('a partition that heals over a heartbeat interval marks none of the pools coming back', async () => {
+      const fx = new LifecycleFixture({maxUnhealthy: {kind: 'percent', percent: 30}})
+      await fleet(fx, 60 + 80, () => true)
+      expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped'])
+      // Each poollet renews at its own phase over the next 10 s: the breaker closes once 70 % are back,
+      // while the rest are still a few seconds from their renewal.
+      for (let round = 0; round < 20; round++) {
+        for (let i = 0; i < 100; i++) {
+          fx.renew(`p${i}`, `back${round}`)
+          await fx.advance(100)
+        }
+        if (round === 0) expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped', 'recovered'])
+      }
+      expect(fx.marks, 'false Unknowns').to.deep.equal([])
+      expect(fx.writes).to.equal(0)
     })
   })
 
