@@ -1,8 +1,12 @@
 /**
  * Unary gRPC calls on node:http2 directly: the poollet's runtime probe, once a heartbeat, over a
  * unix socket. One HTTP/2 session, dialled when a call needs it and again after it ends; each call
- * one stream with its deadline on the wire (grpc-timeout) and enforced here; the status from the
- * trailers, or from the headers of a trailers-only answer.
+ * one stream with its deadline on the wire (grpc-timeout) and enforced here. An answer is judged as
+ * the protocol says and grpc-go judges it: HTTP status 200 first, then an application/grpc
+ * content-type, then the status from the trailers (from the headers only of a trailers-only answer);
+ * a malformed grpc-status is an error naming it. A call that gets no answer destroys its session
+ * (a frozen runtime never answers the close); a stream refused unprocessed after a GOAWAY is sent
+ * once more on a fresh session, as grpc-go and grpc-js do.
  *
  * Why not nice-grpc on grpc-js, which the test runtime still serves with: grpc-js's channel stack
  * (resolver, load balancer, subchannels, filters, call machinery) cost about 1.1 ms of CPU per probe,

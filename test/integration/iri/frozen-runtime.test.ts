@@ -93,12 +93,14 @@ describe('IRI runtime probe against a frozen runtime (a child process, SIGSTOPpe
     await run(20) // warm-up: the modules and buffers a failed probe touches
     const before = {fds: openFds(), rss: process.memoryUsage.rss(), heap: process.memoryUsage().heapUsed}
     const samples: number[] = []
+    const rssSamples: string[] = []
     for (let i = 0; i < 10; i++) {
       await run(PROBES / 10)
       samples.push(openFds())
+      rssSamples.push((process.memoryUsage.rss() / MiB).toFixed(1))
     }
     const after = {fds: openFds(), rss: process.memoryUsage.rss(), heap: process.memoryUsage().heapUsed}
-    const figures = `fds ${before.fds} -> ${after.fds} (after each 100: ${samples.join(' ')}), RSS ${(before.rss / MiB).toFixed(1)} -> ${(after.rss / MiB).toFixed(1)} MiB, heap used ${(before.heap / MiB).toFixed(1)} -> ${(after.heap / MiB).toFixed(1)} MiB; outcomes ${JSON.stringify(Object.fromEntries(failures))}`
+    const figures = `fds ${before.fds} -> ${after.fds} (after each 100: ${samples.join(' ')}), RSS ${(before.rss / MiB).toFixed(1)} -> ${(after.rss / MiB).toFixed(1)} MiB (after each 100: ${rssSamples.join(' ')}), heap used ${(before.heap / MiB).toFixed(1)} -> ${(after.heap / MiB).toFixed(1)} MiB; outcomes ${JSON.stringify(Object.fromEntries(failures))}`
     process.stderr.write(`      ${figures}\n`)
     expect(failures.get('answered') ?? 0, figures).to.equal(0)
     expect(failures.get('deadline') ?? 0, figures).to.be.greaterThan(100) // until the frozen runtime's listen backlog is full
