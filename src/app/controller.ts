@@ -108,7 +108,7 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   if (wiring.approvePoolletCsrs) {
     // The approver's X.509 parsing (half a megabyte of code) loads only when it is asked for.
     const {csrApprovalRunnables} = await import('./csr-approval.ts')
-    for (const runnable of csrApprovalRunnables(wiring.kubeConfig, events, logger)) manager.add(runnable)
+    for (const runnable of csrApprovalRunnables(wiring.kubeConfig, events, logger, systemClock)) manager.add(runnable)
   }
   logger.info(
     {kinds: wiring.kinds.map((k) => k.name), gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, requestLimits: DEFAULT_REQUEST_LIMITS, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},

@@ -3,12 +3,12 @@
  * the approval, which runs on the leader only so that replicas do not decide (and report) twice.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import type {EventSink, Logger} from '../core/index.ts'
+import type {Clock, EventSink, Logger} from '../core/index.ts'
 import {CsrApprover} from '../kube/identity/csr-approver.ts'
 import type {Runnable} from '../runtime/runnable.ts'
 
-export function csrApprovalRunnables(kubeConfig: KubeConfig, events: EventSink, logger: Logger): Runnable[] {
-  const approver = new CsrApprover({kubeConfig, events, logger})
+export function csrApprovalRunnables(kubeConfig: KubeConfig, events: EventSink, logger: Logger, clock: Clock): Runnable[] {
+  const approver = new CsrApprover({kubeConfig, events, logger, clock})
   return [
     {name: 'certificatesigningrequests cache', start: (signal) => approver.cache.start(signal)},
     {

@@ -22,10 +22,22 @@ export class TokenBucket {
 
   /** Takes one token; resolves to the milliseconds to wait before the request may go. */
   reserve(): number {
+    this.refill()
+    this.tokens -= 1
+    return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000
+  }
+
+  /** Takes a token when one is there now; false (and nothing taken) when there is none. */
+  tryTake(): boolean {
+    this.refill()
+    if (this.tokens < 1) return false
+    this.tokens -= 1
+    return true
+  }
+
+  private refill(): void {
     const now = this.clock.monotonic()
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.at) / 1000) * this.qps)
     this.at = now
-    this.tokens -= 1
-    return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000
   }
 }

@@ -12,10 +12,11 @@
  *
  * Work is fair across requesters (spec.username, which kube-apiserver sets): a queue per requester,
  * served round-robin, at most one review (SubjectAccessReview, approval) in flight per requester and
- * four in all, so that one bootstrap token flooding CSRs delays another requester's by one review at most.
+ * four in all, so that one bootstrap token flooding CSRs delays another requester's by one review at most;
+ * and its Warning Events are bounded (20, then one a minute), its log lines not.
  */
 import type {KubeConfig, V1CertificateSigningRequest, V1SubjectAccessReview} from '@kubernetes/client-node'
-import {CSR_API_GROUP, errorMessage, FairQueue, judgePoolletCsr, type EventSink, type Logger, type PoolKind} from '../../core/index.ts'
+import {CSR_API_GROUP, errorMessage, FairQueue, judgePoolletCsr, TokenBucket, type Clock, type EventSink, type Logger, type PoolKind} from '../../core/index.ts'
 import {httpStatus, translateApiError} from '../http/api-errors.ts'
 import {ListWatchCache} from '../watch/list-watch-cache.ts'
 import {customObjectSource} from '../watch/list-watch-source.ts'
@@ -33,6 +34,11 @@ const REQUEST_TIMEOUT_MS = 10_000
 /** Reviews in flight: in all, and per requester. */
 export const REVIEW_CONCURRENCY = 4
 export const REVIEWS_PER_REQUESTER = 1
+/** Warning Events per requester: a burst of 20, then one a minute; past it, the log line alone says why. */
+const WARNINGS_BURST = 20
+const WARNINGS_PER_SECOND = 1 / 60
+/** Requesters whose Warning budget is kept; past it the oldest are forgotten (a fresh budget each). */
+const WARNING_BUDGETS_KEPT = 1_000
 const SUBJECT_ACCESS_REVIEWS_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews'
 export const REASON_APPROVED = 'CertificateApproved'
 export const REASON_NOT_APPROVED = 'CertificateNotApproved'
@@ -51,6 +57,7 @@ export interface CsrApproverOptions {
   kubeConfig: KubeConfig
   events: EventSink
   logger: Logger
+  clock: Clock
 }
 
 export class CsrApprover {
@@ -59,6 +66,7 @@ export class CsrApprover {
   /** UIDs already reported (an Event each), so a relist or an unrelated update repeats no Event. */
   private readonly reported = new Set<string>()
   private readonly queue: FairQueue
+  private readonly warningBudgets = new Map<string, TokenBucket>()
   /** Reviews only while active (on the leader); activating reviews every cached CSR. */
   private active = false
 
@@ -85,9 +93,21 @@ export class CsrApprover {
     })
   }
 
+  private warningBudget(user: string): TokenBucket {
+    let bucket = this.warningBudgets.get(user)
+    if (bucket === undefined) {
+      if (this.warningBudgets.size >= WARNING_BUDGETS_KEPT) this.warningBudgets.delete(this.warningBudgets.keys().next().value ?? '')
+      bucket = new TokenBucket(WARNINGS_PER_SECOND, WARNINGS_BURST, this.o.clock)
+      this.warningBudgets.set(user, bucket)
+    }
+    return bucket
+  }
+
   setActive(active: boolean): void {
     this.active = active
-    if (active) for (const csr of this.cache.list()) this.enqueue(csr)
+    if (!active) return
+    for (const csr of this.cache.list()) this.enqueue(csr)
+    this.o.logger.info({queued: this.queue.size}, 'approving poollet client certificates')
   }
 
   private enqueue(csr: Csr): void {
@@ -163,7 +183,12 @@ export class CsrApprover {
   private report(csr: Csr, uid: string, type: 'Normal' | 'Warning', reason: string, message: string, rule?: string): void {
     if (this.reported.has(uid)) return
     this.reported.add(uid)
-    if (type === 'Warning') this.o.logger.info({csr: csr.metadata?.name, user: csr.spec.username, rule, reason, message}, 'poollet certificate signing request not approved')
+    if (type === 'Warning') {
+      const user = csr.spec.username ?? ''
+      const event = this.warningBudget(user).tryTake()
+      this.o.logger.info({csr: csr.metadata?.name, user, rule, reason, message, ...(!event && {event: 'suppressed: this requester used its Warning Events'})}, 'poollet certificate signing request not approved')
+      if (!event) return
+    }
     this.o.events.record({apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', name: csr.metadata?.name ?? '', uid: csr.metadata?.uid, type, reason, message})
   }
 }

@@ -12,4 +12,15 @@ describe('--qps/--burst token bucket', () => {
     await clock.advance(10_000)
     expect(bucket.reserve()).to.equal(0)
   })
+
+  it('tryTake: takes a token only when one is there, and refills', async () => {
+    const clock = new FakeClock()
+    const bucket = new TokenBucket(1, 2, clock)
+    expect([bucket.tryTake(), bucket.tryTake(), bucket.tryTake()]).to.deep.equal([true, true, false])
+    await clock.advance(999)
+    expect(bucket.tryTake(), 'not yet a whole token').to.be.false
+    await clock.advance(500)
+    expect(bucket.tryTake()).to.be.true
+    expect(bucket.tryTake()).to.be.false
+  })
 })
