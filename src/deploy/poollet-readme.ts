@@ -63,12 +63,16 @@ ironpool poollet --pool-name=${EXAMPLE_POOL} --kind=${machine.name} \\
    - usages **exactly** ${usages} — an IronCore approver compares the set and refuses any other, even though
      an ECDSA key cannot encipher;
    - no subject alternative names (DNS, email, IP, URI), no \`expirationSeconds\` (the signer decides).
-3. An approver approves it: IronCore's controller manager, or, on a cluster without it,
-   \`ironpool controller --approve-poollet-csrs\` with \`deploy/csr-approver\` applied (ClusterRole
-   \`${CSR_APPROVER_ROLE}\`: read CSRs, update their approval, \`approve\` on the signer
-   \`${CLIENT_SIGNER}\`, create SubjectAccessReviews). Both check the signer, O, no SANs, the CN prefix and
-   the exact usages, then ask a SubjectAccessReview whether the requesting user may \`create\` the kind's
-   CSR subresource; neither denies anything, and each decision of ironpool's is an Event on the CSR.
+3. An approver approves it: \`ironpool controller --approve-poollet-csrs\` with \`deploy/csr-approver\`
+   applied (ClusterRole \`${CSR_APPROVER_ROLE}\`: read CSRs, update their approval, \`approve\` on the signer
+   \`${CLIENT_SIGNER}\`, create SubjectAccessReviews), or IronCore's controller manager, which checks less
+   (see [Which approver checks what](#which-approver-checks-what)). ironpool's approver judges the request's
+   DER by the rules in the threat model below, then asks a SubjectAccessReview whether the requester may
+   \`create\` the kind's bootstrap subresource (\`certificatesigningrequests/${machine.csrSubresource}\`) or, for a
+   poollet renewing its own name, the self subresource (\`certificatesigningrequests/${machine.selfCsrSubresource}\`).
+   It never denies: as Kubernetes' own approvers do, it leaves a CSR it does not approve to other approvers
+   or a person (unapproved, it is never signed), and says why in a log line naming the rule and a Warning
+   Event on the CSR (at most 20 per requester, then one a minute).
 4. kube-controller-manager's signer issues the certificate; the poollet waits, bounded by
    \`--certificate-request-timeout\` (default 5m), logging progress, and writes a self-contained kubeconfig:
    the file with mode 0600, atomically (a new file, synced, renamed), or the Secret's \`kubeconfig\` field
@@ -87,6 +91,91 @@ certificate for any pool of the kind), the poollet group the self one only (its 
 | kind | bootstrapper group | bootstrap subresource (ClusterRole) | poollet group | self subresource (ClusterRole) |
 |---|---|---|---|---|
 ${csrRows.join('\n')}
+
+### Threat model
+
+ironpool's approver is an authority: what it approves, kube-controller-manager's signer signs and
+kube-apiserver believes. Go's x509 parser, which the signer and kube-apiserver use, keeps the **last** CN of
+a subject and **every** O; the signer copies that subject and every SAN into the certificate (Kubernetes
+v1.36's \`pkg/controller/certificates/authority/authority.go\`: \`Subject: cr.Subject, DNSNames: cr.DNSNames, …\`);
+kube-apiserver takes the CN as the username and each O as a group. So the approver reads the DER itself
+(src/kube/identity/x509.ts) and approves one shape only (src/core/identity/poollet-csr.ts), the request a
+poollet sends:
+
+| rule | what must hold | why |
+|---|---|---|
+| \`encoding\` | \`spec.request\` is one PEM block \`CERTIFICATE REQUEST\`, nothing before or after, canonical base64, DER that encodes back to the same bytes, PKCS#10 v1 | Go's \`pem.Decode\` skips text before a block and ignores what follows: one block only leaves nothing to read two ways |
+| \`signature\` | the request's signature verifies with its public key | proof of possession of the key |
+| \`signer\` | \`signerName\` is exactly \`${CLIENT_SIGNER}\` | the signer whose certificates kube-apiserver trusts as client identities, and no other |
+| \`usages\` | exactly ${usages} (as a set) | a client certificate, nothing more (no \`server auth\`) |
+| \`subject\` | one RDN holding one CN and one RDN holding one O (either order), PrintableString or UTF8String, nothing else | two CNs, a multi-valued RDN, a second O, an OU or serialNumber would be read otherwise by Go than by a first-CN reader |
+| \`organization\` | the O is the kind's poollet group, exactly | the group is what RBAC and the admission policy grant |
+| \`common-name\` | the CN begins with the kind's user prefix (at its start, matched exactly) | the username is the pool's poollet |
+| \`pool-name\` | what follows the prefix is a valid object name (a DNS-1123 subdomain) | no \`:\`-joined names, nothing empty |
+| \`no-extensions\` | no extension requested: no SAN of any type (DNS, IP, email, URI), no basic constraints, none | a poollet requests none; the signer copies SANs |
+| \`no-attributes\` | no other attribute (e.g. challengePassword) | a poollet sends none |
+| \`self\` | a requester that is a poollet (its username has a kind's user prefix, or it is in a poollet group) asks for exactly its own username, of its own kind, in that kind's group | a poollet renews itself, never another pool (Kubernetes' \`selfnodeclient\`) |
+| SubjectAccessReview | the requester may \`create\` the bootstrap subresource (not a poollet) or the self subresource (a poollet) | RBAC decides who may ask at all, and for which kind |
+
+Who holds which credential, which certificate each can obtain from ironpool's approver, and what the
+admission policy then lets it do:
+
+| credential | held by | may request (RBAC) | can obtain | with it |
+|---|---|---|---|---|
+| bootstrap token of kind K (group \`${machine.bootstrapperGroup}\` for machine) | the operator who installs poollets; every host it is copied to | CSRs and \`certificatesigningrequests/<k>poolclient\` | a client certificate of **any** pool of kind K (\`<prefix><pool>\`, O the kind's group), as a Kubernetes node bootstrap token may get any node's name | what that pool's poollet may: its Lease, its status, its Events; no other kind, no other identity |
+| poollet certificate of pool P, kind K | the poollet of P | CSRs and \`certificatesigningrequests/self<k>poolclient\` | its own certificate again (renewal), nothing else | P's Lease, status and Events; the policy refuses every other pool's |
+| a certificate in a poollet group under another name | whoever an outside CA issued it to | as a poollet | nothing (the \`self\` rule: its name is no poollet's) | nothing of any pool: the policy refuses every write |
+| the controller's ServiceAccount with \`deploy/csr-approver\` | \`ironpool controller\` | \`approve\` on \`${CLIENT_SIGNER}\` | it approves: **any** client identity kube-apiserver would accept, by RBAC alone | guard it as a cluster-admin credential: the rules above are what make the approver safe to run |
+| any other user allowed to create CSRs | — | what RBAC gives | nothing from ironpool, unless RBAC grants it a bootstrap subresource | — |
+
+Attacks, and the test that shows each refused (\`test/integration/identity/csr-approver.test.ts\` submits
+each request, crafted as real DER with openssl or @peculiar/x509, on a real kube-apiserver with
+kube-controller-manager's signer running; \`test/unit/kube/identity/csr-der.test.ts\` judges the same table):
+
+| attack | refused by | test |
+|---|---|---|
+| a bootstrap token (or a poollet) asks for \`CN=<prefix>p1, CN=system:kube-controller-manager\`: Go keeps the last CN, the certificate logs in as kube-controller-manager | \`subject\` | "two CNs, the poollet first" (and "the poollet last", "a multi-valued RDN CN+CN", "CN+O") |
+| a second O: \`system:masters\` (kube-apiserver itself refuses it for this signer too) or \`kubeadm:cluster-admins\`, in the same RDN or another | \`subject\` | "an extra O system:masters …", "an extra O kubeadm:cluster-admins …" |
+| an OU, a serialNumber, a CN in another string type | \`subject\` | "an OU", "a serialNumber", "a BMPString CN" |
+| a SAN of any type, or any other extension | \`no-extensions\` | "a DNS SAN", "an IP SAN", "an email SAN", "a URI SAN", "a CA basic constraint" |
+| a server certificate, or another signer | \`usages\`, \`signer\` | "server auth besides the usages", "server auth instead of client auth", "another signerName" |
+| the user prefix in the middle or at the end of the CN; a pool name with \`:\` or none | \`common-name\`, \`pool-name\` | "the prefix in the middle of the CN", "the prefix at the end of the CN", "a pool name that is no object name", "an empty pool name" |
+| poollet p1, with its own certificate, asks for p2 (and then writes p2's Lease) | \`self\`; RBAC gives poollets no bootstrap subresource | "a poollet asking for another pool's name"; \`test/integration/deploy/access.test.ts\` (poollet × \`SAR ${machine.csrSubresource}\`: RBAC) |
+| a poollet of one kind asks for another kind's name | \`self\` | "a poollet asking for another kind's poollet of its name" |
+| a machine bootstrap token asks for a volume poollet | the SubjectAccessReview | "a machine bootstrap token asking for a volume poollet" |
+| text before the PEM block, a second block, bytes after the DER, a BER length, a forged signature | \`encoding\`, \`signature\` (kube-apiserver refuses the last three at creation) | "text before the PEM block", "a second PEM block after the first", "bytes after the DER", "a BER (non-minimal) length", "a signature that does not verify" |
+| one bootstrap token floods CSRs so that others' wait past \`--certificate-request-timeout\` | a queue per requester, served round-robin, one review in flight per requester (four in all) | \`test/integration/identity/csr-flood.test.ts\`: 500 CSRs waiting, another token's CSR approved after a handful of them |
+
+Every approved case in the table is signed, and its certificate, as \`kubectl auth whoami\` prints it, is
+exactly the expected poollet (username and groups). Not covered: a holder of a bootstrap token can be
+any pool of its kind (make one token per host, short-lived, as for nodes); many bootstrap tokens held by one
+attacker are many requesters to the fair queue.
+
+### Which approver checks what
+
+- **ironpool** (\`--approve-poollet-csrs\`): every rule above, then the SubjectAccessReview on the bootstrap
+  or the self subresource; a poollet only ever gets its own name, whatever RBAC grants.
+- **IronCore's controller manager**, read (not run) at upstream \`0b3fd712\`,
+  \`internal/controllers/core/certificateapproval_controller.go\` and \`internal/controllers/core/certificate/\`:
+  each kind's recognizer checks the signer, that Go's parsed \`Subject.Organization\` (every O) is exactly
+  the group, no DNS, email, IP or URI SAN, that \`Subject.CommonName\` (Go's last CN) begins with the user
+  prefix, and the usages as a set. It does not check the pool name, other extensions or attributes, or who
+  asks for which name, and IronCore's RBAC grants the poollet group the bootstrap subresource
+  (\`config/apiserver/rbac/machinepool_role.yaml\`). Its reconcile loop reads
+  \`if recognizer.Recognize(csr, x509CR) { continue }\` where Kubernetes' approver reads \`if !r.recognize(...)\`:
+  as written, it asks the SubjectAccessReview (and approves when allowed) for the recognizers that do
+  **not** recognize the CSR. Read so, a machine bootstrap token's CSR for any subject that is not a
+  machine poollet's is approved, and a correct machine poollet CSR is approved only if the requester may
+  also create another recognizer's subresource. IronCore's own test creates its CSRs as the envtest
+  administrator, who may create every subresource, so it passes either way. We claim no equivalence:
+  on a cluster where IronCore's controller manager approves, its checks are the ones that hold.
+- **kube-apiserver** itself refuses, at creation, a request Go cannot parse or whose signature fails,
+  and an O of \`system:masters\` for this signer (both seen in the test above); **kube-controller-manager's
+  signer** checks the request's signature again and refuses usages other than client ones for this signer
+  (\`pkg/controller/certificates/signer/signer.go\`, read). Neither checks anything ironpool-specific.
+
+Applying this release's \`deploy/poollet\` replaces the subjects of \`ironpool:<group>:csr\` (the poollet group
+is no longer among them) and adds \`ironpool:<group>:csr-self\`.
 
 ### 2. A kubeconfig made elsewhere
 
