@@ -22,7 +22,7 @@ export default class Controller extends Command {
     'leader-elect-retry-period': durationFlag({description: 'Time between leader election attempts.', default: CONTROLLER_DEFAULTS.retryPeriodMs}),
     'approve-poollet-csrs': Flags.boolean({
       description:
-        "Approve poollets' client certificate requests by IronCore's rules (signer kubernetes.io/kube-apiserver-client, O and CN of a pool kind, no SANs, usages exactly digital signature, key encipherment, client auth, and a SubjectAccessReview for create on certificatesigningrequests/<kind>poolclient); for clusters without IronCore's controller manager. Needs deploy/csr-approver.",
+        "Approve poollets' client certificate requests, judged on their DER as the signer reads them (signer kubernetes.io/kube-apiserver-client; subject exactly one CN <kind prefix><pool> and one O, the kind's group; no extension, no SAN; usages exactly digital signature, key encipherment, client auth; a poollet only its own name), after a SubjectAccessReview for create on certificatesigningrequests/<kind>poolclient (bootstrap tokens) or self<kind>poolclient (a poollet's renewal); for clusters without IronCore's controller manager. Needs deploy/csr-approver. See deploy/poollet/README.md.",
       default: false,
     }),
     'metrics-bind-address': bindAddressFlag({description: 'Address of /metrics; 0 turns it off.', default: ':8080'}),
