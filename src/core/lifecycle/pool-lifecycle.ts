@@ -82,6 +82,12 @@ export class PoolLifecycle {
    */
   private readonly silent = new Map<string, number>()
   private readonly writes = new Set<Promise<void>>()
+  /**
+   * Writes of ours of unknown outcome whose pool stopped being overdue without a sign of life (a
+   * spell seen late moved its deadline back into the future): if the watch shows the mark, it landed,
+   * and it is reported then.
+   */
+  private readonly unsettledMarks = new Map<string, Overdue>()
   private leader = false
   private whole = false
   private closed = false
@@ -108,6 +114,7 @@ export class PoolLifecycle {
       // A new pool, or a new one under an old name: whatever the old one owed is forgotten.
       this.overdue.delete(name)
       this.silent.delete(name)
+      this.unsettledMarks.delete(name)
       this.deadlines.delete(name)
       this.arm(name)
       this.judge()
@@ -117,7 +124,7 @@ export class PoolLifecycle {
       this.progressed(name)
       return
     }
-    const overdue = this.overdue.get(name)
+    const overdue = this.overdue.get(name) ?? this.unsettledMarks.get(name)
     if (overdue === undefined) return
     // The watch shows what a write of ours did, sent and not answered yet (or answered by no answer,
     // its settling read still out or failed): it landed. landed() reports it once, whichever of the
@@ -132,6 +139,7 @@ export class PoolLifecycle {
     this.deadlines.delete(name)
     this.overdue.delete(name)
     this.silent.delete(name)
+    this.unsettledMarks.delete(name)
     this.judge()
   }
 
@@ -237,18 +245,23 @@ export class PoolLifecycle {
     this.era.abort(new Error(this.closed ? 'the lifecycle engine stopped' : 'leadership lost'))
     this.era = new AbortController()
     this.deadlines.clear()
-    this.overdue.clear()
-    this.silent.clear()
+    this.forgetOverdue()
     if (!this.active) return
     this.restartEvidence()
     this.judge()
   }
 
+  /** What was overdue is forgotten, except that a write of ours of unknown outcome is still reported if the watch shows it landed. */
+  private forgetOverdue(): void {
+    for (const [name, overdue] of this.overdue) if (overdue.unsettled) this.unsettledMarks.set(name, overdue)
+    this.overdue.clear()
+    this.silent.clear()
+  }
+
   /** Every pool's grace period starts now (on the evidence clock); what was overdue is forgotten. */
   private restartEvidence(): void {
     this.deadlines.clear()
-    this.overdue.clear()
-    this.silent.clear()
+    this.forgetOverdue()
     this.tracker.restartAll()
     for (const name of this.tracker.names()) this.arm(name)
   }
@@ -268,6 +281,7 @@ export class PoolLifecycle {
       if (record.lastChange + this.options.gracePeriodMs > now) {
         this.overdue.delete(name)
         this.silent.delete(name)
+        if (overdue.unsettled) this.unsettledMarks.set(name, overdue)
         this.arm(name)
       } else if (overdue.heldUntil === undefined && (this.deadlines.get(name) ?? now) > now) {
         overdue.retries = 0
@@ -282,6 +296,7 @@ export class PoolLifecycle {
   }
 
   private progressed(name: string): void {
+    this.unsettledMarks.delete(name)
     this.arm(name)
     this.silent.delete(name)
     if (this.overdue.delete(name)) this.judge()
@@ -516,6 +531,7 @@ export class PoolLifecycle {
   /** A mark of ours landed: absorbed, logged, Evented and counted, once. */
   private landed(name: string, overdue: Overdue, pool: Pool): void {
     overdue.unsettled = false
+    this.unsettledMarks.delete(name)
     if (overdue.reported) return
     overdue.reported = true
     // Absorbed only while still overdue: after progress or a restart, the record holds newer news.

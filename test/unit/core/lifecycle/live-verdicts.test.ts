@@ -122,6 +122,31 @@ describe('controller lifecycle: live verdicts', () => {
       expect(fx.events.events).to.have.length(1)
     })
 
+    for (const [what, forget] of [
+      ['a spell seen late moves its deadline back into the future', (fx: LifecycleFixture) => (fx.engine.setViewWhole(false, {sinceMs: 10_000, lost: false}), fx.engine.setViewWhole(true))],
+      ['a pause restarts every grace period', (fx: LifecycleFixture) => (fx.engine.setViewWhole(false), fx.engine.setViewWhole(true, {sinceMs: 0, lost: true}))],
+    ] as const) {
+      it(`a mark of unknown outcome is counted when the watch shows it, also after ${what}`, async () => {
+        const fx = new LifecycleFixture()
+        const held = heldWrites(fx)
+        fx.putPool('p', {ready: 'True'})
+        await fx.clock.advance(GRACE)
+        fx.store.script.failNext('get', () => new Error('bad record mac'))
+        held[0]!.land()
+        held[0]!.fail(new Error('bad record mac'))
+        await fx.clock.advance(0)
+        expect(fx.marks).to.deep.equal([])
+        forget(fx)
+        expect(fx.engine.overdueStats().pools, 'not overdue any more').to.equal(0)
+        fx.deliver('p')
+        expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+        expect(fx.events.events).to.have.length(1)
+        await fx.advance(3 * GRACE)
+        expect(held, 'no second write').to.have.length(1)
+        expect(fx.marks).to.have.length(1)
+      })
+    }
+
     it('a write aborted when leadership is lost that had landed all the same is counted once', async () => {
       const fx = new LifecycleFixture()
       const held = heldWrites(fx)
