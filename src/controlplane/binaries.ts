@@ -6,6 +6,12 @@
  * ships no kube-controller-manager, so there it is optional and only its users fail); else the
  * cache, keyed by the pinned versions; else a build with Go from controlplane/go.mod, whose
  * `require k8s.io/kubernetes` line is the one place the Kubernetes version is pinned.
+ *
+ * Only what is asked for is built: the sandbox and most tests need the first three (CORE_BINARIES);
+ * kube-controller-manager (two minutes of a cold build on 2 cores) is built when the first user of the
+ * CSR signer starts it. Each binary is cached by itself, in the one folder named by the recipe, so a
+ * folder that already holds some binaries (an earlier build of all four, or of three) is used as is
+ * and only the missing ones are added to it.
  */
 import {spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
@@ -17,8 +23,8 @@ import {fileURLToPath} from 'node:url'
 
 export const BINARY_NAMES = ['kube-apiserver', 'kubectl', 'etcd', 'kube-controller-manager'] as const
 export type BinaryName = (typeof BINARY_NAMES)[number]
-/** What KUBEBUILDER_ASSETS must hold: envtest's three. */
-const REQUIRED_IN_ASSETS: readonly BinaryName[] = ['kube-apiserver', 'kubectl', 'etcd']
+/** What KUBEBUILDER_ASSETS must hold (envtest's three), and what the sandbox and a ControlPlane run. */
+export const CORE_BINARIES: readonly BinaryName[] = ['kube-apiserver', 'kubectl', 'etcd']
 export type Binaries = Readonly<Record<BinaryName, string>>
 
 /** The folder of the Go module that pins and builds the control plane. */
@@ -55,7 +61,7 @@ function binariesIn(dir: string): Binaries {
   return Object.fromEntries(BINARY_NAMES.map((name) => [name, path.join(dir, name)])) as Record<BinaryName, string>
 }
 
-function missingIn(binaries: Binaries, names: readonly BinaryName[] = BINARY_NAMES): string[] {
+function missingIn(binaries: Binaries, names: readonly BinaryName[]): BinaryName[] {
   return names.filter((name) => !existsSync(binaries[name]))
 }
 
@@ -63,16 +69,19 @@ export interface EnsureOptions {
   env?: NodeJS.ProcessEnv
   /** Progress lines (a build takes minutes the first time). */
   progress?: (line: string) => void
+  /** The binaries that must exist when this returns; default CORE_BINARIES. The others' paths are where they would be. */
+  names?: readonly BinaryName[]
 }
 
-/** The binaries to run, building them once if neither KUBEBUILDER_ASSETS nor the cache has them. */
+/** The binaries to run, building those asked for once if neither KUBEBUILDER_ASSETS nor the cache has them. */
 export async function ensureBinaries(options: EnsureOptions = {}): Promise<Binaries & {source: string}> {
   const env = options.env ?? process.env
+  const names = options.names ?? CORE_BINARIES
   const progress = options.progress ?? (() => {})
   const assets = env.KUBEBUILDER_ASSETS
   if (assets) {
     const binaries = binariesIn(assets)
-    const missing = missingIn(binaries, REQUIRED_IN_ASSETS)
+    const missing = missingIn(binaries, CORE_BINARIES)
     if (missing.length > 0) {
       throw new Error(`KUBEBUILDER_ASSETS=${assets} lacks ${missing.join(', ')}: it must hold kube-apiserver, kubectl and etcd`)
     }
@@ -81,7 +90,8 @@ export async function ensureBinaries(options: EnsureOptions = {}): Promise<Binar
   const versions = await pinnedVersions()
   const dir = path.join(cacheRoot(env), await cacheKey(versions))
   const cached = binariesIn(dir)
-  if (missingIn(cached).length === 0) return {...cached, source: `cache (${dir})`}
+  const missing = missingIn(cached, names)
+  if (missing.length === 0) return {...cached, source: `cache (${dir})`}
 
   const go = await goVersion(env)
   if (go === undefined) {
@@ -91,7 +101,7 @@ export async function ensureBinaries(options: EnsureOptions = {}): Promise<Binar
         'folder holding kube-apiserver, kubectl and etcd.',
     )
   }
-  await build(dir, versions, go, env, progress)
+  await build(dir, missing, versions, go, env, progress)
   return {...cached, source: `built (${dir})`}
 }
 
@@ -115,6 +125,7 @@ function buildArgs(name: BinaryName, versions: PinnedVersions): string[] {
 async function cacheKey(versions: PinnedVersions): Promise<string> {
   const hash = createHash('sha256')
   for (const file of ['go.mod', 'go.sum']) hash.update(await readFile(path.join(CONTROLPLANE_MODULE_DIR, file)))
+  // Every binary's flags, whichever are built: the folder's name stays the same as binaries are added.
   for (const name of BINARY_NAMES) hash.update(buildArgs(name, versions).join(' '))
   return `${versions.kubernetes}-etcd-${versions.etcd}-${hash.digest('hex').slice(0, 10)}`
 }
@@ -127,54 +138,83 @@ async function goVersion(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   }
 }
 
-async function build(dir: string, versions: PinnedVersions, go: string, env: NodeJS.ProcessEnv, progress: (line: string) => void) {
-  await mkdir(path.dirname(dir), {recursive: true})
-  // Build into a fresh folder beside the target and rename it into place, so an interrupted or
-  // concurrent build never leaves a half-filled cache entry behind.
+/**
+ * Builds the missing binaries into dir, one at a time. Each is linked into a staging folder beside dir
+ * and renamed into place, so an interrupted or concurrent build never leaves a half-written binary in
+ * the cache (two builds of the same binary: the last rename wins, and both results are the same).
+ * Progress: which binary of how many, and, every 15 s, how many of its packages Go has compiled so far
+ * out of the most it can have to (`go list -deps`; those already in Go's build cache are not compiled).
+ */
+async function build(dir: string, names: readonly BinaryName[], versions: PinnedVersions, go: string, env: NodeJS.ProcessEnv, progress: (line: string) => void) {
+  await mkdir(dir, {recursive: true})
   const staging = await mkdtemp(`${dir}.building-`)
   const started = Date.now()
-  const ticker = setInterval(() => progress(`  still building (${Math.round((Date.now() - started) / 1000)}s)`), 15_000)
   try {
     progress(`Building the control plane with ${go}: Kubernetes ${versions.kubernetes}, etcd ${versions.etcd}`)
-    progress(`  into ${dir} (the first build takes several minutes; later runs reuse it)`)
+    progress(`  ${names.join(', ')} into ${dir} (the first build takes minutes; later runs reuse it)`)
     const buildEnv = {...env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=readonly -buildvcs=false'}
-    for (const name of BINARY_NAMES) {
+    for (const [index, name] of names.entries()) {
       const t0 = Date.now()
-      progress(`  go build ${PACKAGES[name]} -> ${name}`)
       const args = buildArgs(name, versions)
-      await run('go', [...args.slice(0, -1), '-o', path.join(staging, name), ...args.slice(-1)], {
-        env: buildEnv,
-        cwd: CONTROLPLANE_MODULE_DIR,
-      })
+      const total = await run('go', ['list', '-deps', PACKAGES[name]], {env: buildEnv, cwd: CONTROLPLANE_MODULE_DIR})
+        .then((out) => out.split('\n').filter((line) => line !== '').length)
+        .catch(() => undefined)
+      progress(`  [${index + 1}/${names.length}] go build ${PACKAGES[name]} -> ${name}${total === undefined ? '' : ` (${total} packages)`}`)
+      let compiled = 0
+      const ticker = setInterval(() => {
+        const seconds = Math.round((Date.now() - t0) / 1000)
+        const packages = compiled === 0 ? 'linking or downloading' : `${compiled}${total === undefined ? '' : ` of at most ${total}`} packages compiled`
+        progress(`  still building ${name} (${seconds}s, ${packages})`)
+      }, 15_000)
+      try {
+        // -v names each package as it is compiled (not those Go's build cache already holds).
+        await run('go', [...args.slice(0, -1), '-v', '-o', path.join(staging, name), ...args.slice(-1)], {
+          env: buildEnv,
+          cwd: CONTROLPLANE_MODULE_DIR,
+          onStderrLine: () => compiled++,
+        })
+      } finally {
+        clearInterval(ticker)
+      }
+      await rename(path.join(staging, name), path.join(dir, name))
       progress(`  built ${name} in ${Math.round((Date.now() - t0) / 1000)}s`)
     }
-    await writeFile(path.join(staging, 'VERSION'), `kubernetes ${versions.kubernetes}\netcd ${versions.etcd}\n${go}\n`)
-    try {
-      await rename(staging, dir)
-    } catch (error) {
-      // Another build finished first: its result is as good as ours.
-      if (missingIn(binariesIn(dir)).length > 0) throw error
-    }
+    await writeFile(path.join(dir, 'VERSION'), `kubernetes ${versions.kubernetes}\netcd ${versions.etcd}\n${go}\n`)
     progress(`Control plane built in ${Math.round((Date.now() - started) / 1000)}s`)
   } finally {
-    clearInterval(ticker)
     await rm(staging, {recursive: true, force: true})
   }
 }
 
 /** Runs a command to completion; rejects with its stderr when it fails. */
-export function run(command: string, args: string[], options: {env?: NodeJS.ProcessEnv; cwd?: string; input?: string} = {}): Promise<string> {
+export function run(
+  command: string,
+  args: string[],
+  options: {env?: NodeJS.ProcessEnv; cwd?: string; input?: string; onStderrLine?: (line: string) => void} = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    let partial = ''
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString()
+      stderr += text
+      if (options.onStderrLine === undefined) return
+      const lines = (partial + text).split('\n')
+      partial = lines.pop() ?? ''
+      for (const line of lines) options.onStderrLine(line)
+    })
     child.on('error', reject)
     child.on('close', (code) => {
       if (code === 0) resolve(stdout)
-      else reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr.trim() || stdout.trim()}`))
+      // The end of stderr: `go build -v` names every package it compiled before the error.
+      else reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${(stderr.trim() || stdout.trim()).slice(-4000)}`))
     })
+    // A command that exits before reading its input closes the pipe under the write (EPIPE): its exit
+    // code says what happened.
+    child.stdin.on('error', () => {})
     child.stdin.end(options.input ?? '')
   })
 }

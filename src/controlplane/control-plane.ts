@@ -24,7 +24,7 @@ const READY_TIMEOUT_MS = 60_000
 export interface ControlPlaneOptions {
   /** Binaries to run; found or built by ensureBinaries() when absent. */
   binaries?: Binaries
-  /** Progress lines while binaries are built. */
+  /** Progress lines while binaries are built (kube-controller-manager's too, when startCsrSigner builds it). */
   progress?: (line: string) => void
   /** Extra kube-apiserver flags. */
   apiServerArgs?: readonly string[]
@@ -43,6 +43,7 @@ export class ControlPlane {
   readonly adminKubeconfig: string
   readonly caPem: string
   readonly binaries: Binaries
+  private readonly progress: ((line: string) => void) | undefined
   private readonly ca: CertificateAuthority
   private readonly adminCredentials: {certPem: string; keyPem: string}
   private readonly etcd: ManagedProcess
@@ -56,6 +57,7 @@ export class ControlPlane {
   private constructor(init: {
     dir: string
     binaries: Binaries
+    progress: ((line: string) => void) | undefined
     ca: CertificateAuthority
     admin: {certPem: string; keyPem: string}
     etcdPort: number
@@ -65,6 +67,7 @@ export class ControlPlane {
   }) {
     this.dir = init.dir
     this.binaries = init.binaries
+    this.progress = init.progress
     this.ca = init.ca
     this.caPem = init.ca.certPem
     this.adminCredentials = init.admin
@@ -122,6 +125,7 @@ export class ControlPlane {
       const plane = new ControlPlane({
         dir,
         binaries,
+        progress: options.progress,
         ca,
         admin,
         etcdPort,
@@ -191,10 +195,12 @@ export class ControlPlane {
   /**
    * Starts kube-controller-manager's CSR signer with this CA: approved CSRs of the standard signers get
    * certificates valid for signingDurationSeconds (a short one lets a test see rotation), which the
-   * signer backdates by five minutes. Only for the tests that need certificates issued.
+   * signer backdates by five minutes. Only for the tests that need certificates issued: the first
+   * one builds kube-controller-manager (minutes; cachedCsrSigner() says whether it must).
    */
   async startCsrSigner(options: {signingDurationSeconds: number}): Promise<void> {
-    const binary = this.binaries['kube-controller-manager']
+    let binary = this.binaries['kube-controller-manager']
+    if (!existsSync(binary)) binary = (await ensureBinaries({names: ['kube-controller-manager'], progress: this.progress}))['kube-controller-manager']
     if (!existsSync(binary)) throw new Error(`no kube-controller-manager at ${binary}: KUBEBUILDER_ASSETS holds none; unset it to build the control plane with Go`)
     if (this.csrSigner?.running) throw new Error('the CSR signer is already running')
     const pki = path.join(this.dir, 'pki')

@@ -4,13 +4,30 @@
  * bootstrap tokens, and CSRs of any shape (made by test/support/csr-craft.ts).
  */
 import {CertificatesV1Api, CoreV1Api, KubeConfig, type V1CertificateSigningRequest} from '@kubernetes/client-node'
+import {ensureBinaries} from '../../src/controlplane/binaries.ts'
 import {CLIENT_SIGNER, POOLLET_CSR_USAGES} from '../../src/core/identity/poollet-csr.ts'
 import {ControlPlane, type Identity} from '../../src/controlplane/control-plane.ts'
 import type {PoolKind} from '../../src/core/pool-kinds.ts'
 import {DEPLOY_DIR} from './control-plane.ts'
 import {controllerIdentity} from './controller-env.ts'
 
-export async function identityPlane(options: {signingDurationSeconds?: number} = {}): Promise<{plane: ControlPlane; controller: Identity}> {
+/** How long the first test that needs kube-controller-manager may take to build it (a cold build on a busy machine). */
+const BUILD_TIMEOUT_MS = 15 * 60_000
+
+/**
+ * A private control plane for the identity tests; with signingDurationSeconds, the real CSR signer
+ * too. kube-controller-manager is built the first time a test needs it (the suite's other tests and
+ * the sandbox do not): the calling hook's timeout is lifted while it builds, and its time added after.
+ */
+export async function identityPlane(options: {signingDurationSeconds?: number; hook?: Mocha.Context} = {}): Promise<{plane: ControlPlane; controller: Identity}> {
+  if (options.signingDurationSeconds !== undefined) {
+    const timeout = options.hook?.timeout()
+    const started = Date.now()
+    if (timeout) options.hook?.timeout(BUILD_TIMEOUT_MS)
+    await ensureBinaries({names: ['kube-controller-manager'], progress: (line) => process.stderr.write(`${line}\n`)})
+    // Mocha also fails a hook whose whole duration exceeds its timeout: the build's time is added to it.
+    if (timeout) options.hook?.timeout(timeout + (Date.now() - started))
+  }
   const plane = await ControlPlane.start()
   try {
     const controller = await controllerIdentity(plane)

@@ -42,9 +42,9 @@ describe('poollet bootstrap failures: one clear error and a retry, never a crash
     return poollet
   }
 
-  before(async () => {
+  before(async function () {
     // No approver: the test decides each CSR itself.
-    ;({plane} = await identityPlane({signingDurationSeconds: 600}))
+    ;({plane} = await identityPlane({signingDurationSeconds: 600, hook: this}))
     token = await bootstrapToken(plane, machine)
     dir = await mkdtemp(path.join(tmpdir(), 'ironpool-bootstrap-'))
     runtime = await startTestRuntime({kind: machine, socketPath: path.join(dir, 'runtime.sock')})

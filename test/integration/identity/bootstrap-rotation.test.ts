@@ -89,8 +89,8 @@ describe('poollet identity: bootstrap from a token, rotation without a restart, 
     })()
   }
 
-  before(async () => {
-    ;({plane} = await identityPlane({signingDurationSeconds: SIGNING_SECONDS}))
+  before(async function () {
+    ;({plane} = await identityPlane({signingDurationSeconds: SIGNING_SECONDS, hook: this}))
     await plane.kubectlApply({apiVersion: `${machine.group}/${machine.version}`, kind: machine.kind, metadata: {name: POOL}})
     controller = await startController(plane, ['--approve-poollet-csrs'])
     token = await bootstrapToken(plane, machine)

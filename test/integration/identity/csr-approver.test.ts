@@ -33,8 +33,8 @@ describe('controller --approve-poollet-csrs: crafted CSRs on a real API server w
   const submitted: Submitted[] = []
   let foreign: string
 
-  before(async () => {
-    ;({plane} = await identityPlane({signingDurationSeconds: 600}))
+  before(async function () {
+    ;({plane} = await identityPlane({signingDurationSeconds: 600, hook: this}))
     controller = await startController(plane, ['--approve-poollet-csrs'])
     requesters.set('machine bootstrap token', await bootstrapToken(plane, machine))
     requesters.set('volume bootstrap token', await bootstrapToken(plane, volume))
