@@ -8,30 +8,44 @@
 // --v8-pool-size=1: one V8 background thread (for GC and compilation) instead of four, each of which
 // kept a malloc arena of its own: the controller at 1,000 pools went from 102.8 to 98.6 MiB, for
 // 0.3–1.5 µs more CPU per Lease event at 40k events/s (21.8–22.6 against 21.0–21.6).
-import {enableCompileCache} from 'node:module'
+// The statements before the bundle parse and run on any Node from 20 on (bin/launch.js): on one that
+// is not 24, ironpool runs under the Node 24 its install brought, or says in one line what it needs.
+import * as nodeModule from 'node:module'
 import process from 'node:process'
 import {setFlagsFromString} from 'node:v8'
+import {bundledNode, launchPlan, relaunch, RELAUNCHED_ENV} from './launch.js'
 
-// `ironpool poollet` runs without V8's optimizing compilers (Maglev, TurboFan), on the interpreter and
-// the baseline compiler: its steady work is one small tick every few seconds, which never pays for
-// what the optimizers keep, and their code in the node binary is then never paged in. Its first 13 s
-// took 76.2–76.5 MiB against 84–86, and 83–84 against 103–104 after 1,700 heartbeats, for 0.75–1.2 ms
-// more CPU per warm tick (bench/README.md, issue 12). The poollet's alone: the controller's Lease
-// stream is hot code. Set at run time (Node leaves V8's flags writable) and first of all: set later,
-// from a module of the bundle, start-up had already paged in 2 MiB more of the optimizers.
-if (process.argv[2] === 'poollet') setFlagsFromString('--no-maglev --no-opt')
+const plan = launchPlan({version: process.versions.node, execPath: process.execPath, relaunched: process.env[RELAUNCHED_ENV] === '1', bundledNode})
+if (plan.action === 'relaunch') relaunch(plan.node)
+else if (plan.action === 'refuse') {
+  process.stderr.write(`${plan.message}\n`)
+  process.exitCode = 1
+} else run()
 
-// V8's compiled code of the bundle is kept on disk (Node's compile cache, in the OS's temporary
-// directory unless NODE_COMPILE_CACHE says where), so a command after the first one on a machine
-// does not compile the bundle again. Where nothing can be written, the cache is simply off.
-enableCompileCache()
+function run() {
+  delete process.env[RELAUNCHED_ENV]
 
-// ironpool runs its bundle, dist/ironpool/ (scripts/build.ts, `npm run build`), whose stack traces
-// name src/ files (src/cli/stack-source-maps.ts, installed by the bundle's main.js).
+  // `ironpool poollet` runs without V8's optimizing compilers (Maglev, TurboFan), on the interpreter and
+  // the baseline compiler: its steady work is one small tick every few seconds, which never pays for
+  // what the optimizers keep, and their code in the node binary is then never paged in. Its first 13 s
+  // took 76.2–76.5 MiB against 84–86, and 83–84 against 103–104 after 1,700 heartbeats, for 0.75–1.2 ms
+  // more CPU per warm tick (bench/README.md, issue 12). The poollet's alone: the controller's Lease
+  // stream is hot code. Set at run time (Node leaves V8's flags writable) and first of all: set later,
+  // from a module of the bundle, start-up had already paged in 2 MiB more of the optimizers.
+  if (process.argv[2] === 'poollet') setFlagsFromString('--no-maglev --no-opt')
 
-/** @type {() => Promise<{execute: (options: {dir: string}) => Promise<unknown>}>} */
-const loadBundle = () => import('../dist/ironpool/main.js')
+  // V8's compiled code of the bundle is kept on disk (Node's compile cache, in the OS's temporary
+  // directory unless NODE_COMPILE_CACHE says where), so a command after the first one on a machine
+  // does not compile the bundle again. Where nothing can be written, the cache is simply off.
+  nodeModule.enableCompileCache?.()
 
-// Not awaited at top level: oclif ends the process itself (with the command's exit code), and an
-// exit during a pending top-level await makes Node print a spurious warning.
-void loadBundle().then(({execute}) => execute({dir: import.meta.url}))
+  // ironpool runs its bundle, dist/ironpool/ (scripts/build.ts, `npm run build`), whose stack traces
+  // name src/ files (src/cli/stack-source-maps.ts, installed by the bundle's main.js).
+
+  /** @type {() => Promise<{execute: (options: {dir: string}) => Promise<unknown>}>} */
+  const loadBundle = () => import('../dist/ironpool/main.js')
+
+  // Not awaited at top level: oclif ends the process itself (with the command's exit code), and an
+  // exit during a pending top-level await makes Node print a spurious warning.
+  void loadBundle().then(({execute}) => execute({dir: import.meta.url}))
+}

@@ -7,29 +7,13 @@
  */
 import {readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
+import {shebangNodeFlags} from '../../bin/launch.js'
+
+// The shebang's reader is bin/launch.js's, which also relaunches ironpool under Node 24 with them.
+export {nodeFlagWords, shebangNodeFlags} from '../../bin/launch.js'
 
 /** bin/run.js, relative to this module: src/cli/ in the sources, dist/ironpool/ in the bundle. */
 export const IRONPOOL_BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
-
-const SHEBANG = /^#!\/usr\/bin\/env(?: -S)? node((?: +\S+)*) *$/
-
-/**
- * The flags a shebang line gives node: `#!/usr/bin/env -S node --a --b=1` gives ['--a', '--b=1'].
- * Throws on any other line, so that a shebang this cannot read fails every start, not just some.
- */
-export function shebangNodeFlags(line: string): string[] {
-  const match = SHEBANG.exec(line)
-  if (match === null) throw new Error(`not a "#!/usr/bin/env -S node [--flag ...]" line: ${JSON.stringify(line)}`)
-  return nodeFlagWords(match[1] ?? '', JSON.stringify(line))
-}
-
-/** Space-separated words as Node flags; throws naming the first that is not a --flag, and where it was. */
-export function nodeFlagWords(text: string, where: string): string[] {
-  const flags = text.trim().split(/\s+/).filter((flag) => flag !== '')
-  const odd = flags.find((flag) => !flag.startsWith('--'))
-  if (odd !== undefined) throw new Error(`${JSON.stringify(odd)} in ${where} is not a --flag`)
-  return flags
-}
 
 let binFlags: string[] | undefined
 

@@ -6,6 +6,7 @@ import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
 import {OperatorError} from '../../cli/operator-errors.ts'
 import {OUTPUT_FORMATS, type PoolStatusResult} from '../../cli/pool-status-printer.ts'
 import type {PoolWatchOptions} from '../../kube/watch/pool-view-watch.ts'
+import type {SignalHandler} from '../../runtime/signals.ts'
 import {POOL_KIND_NAMES, POOL_KINDS, poolView} from '../../core/index.ts'
 
 export default class PoolStatus extends Command {
@@ -72,10 +73,16 @@ export default class PoolStatus extends Command {
       })
       for (const line of snapshot.malformed) process.stderr.write(`warning: ${line}\n`)
       for (const line of await notes) process.stderr.write(`note: ${line}\n`)
+      // --watch: SIGTERM and SIGINT are handled from before the first table is printed, so that a signal
+      // sent once the table is seen always stops the watch cleanly (exit 0) rather than killing it.
+      const signals = flags.watch ? (await import('../../runtime/signals.ts')).setupSignalHandler() : undefined
       if (!this.jsonEnabled()) printer.printAll(views, flags.watch)
-      if (snapshot.missing.length > 0) throw new OperatorError(`pool ${snapshot.missing.join(', ')} not found among ${kinds.map((k) => k.plural).join(', ')}`)
-      if (flags.watch) {
-        await follow({kc: session.kc, kinds, names, selector: flags.selector, printed: views, canMark: (kind) => markable.has(kind.name), onChange: (view) => printer.printChange(view)})
+      if (snapshot.missing.length > 0) {
+        signals?.dispose()
+        throw new OperatorError(`pool ${snapshot.missing.join(', ')} not found among ${kinds.map((k) => k.plural).join(', ')}`)
+      }
+      if (signals !== undefined) {
+        await follow({kc: session.kc, kinds, names, selector: flags.selector, printed: views, canMark: (kind) => markable.has(kind.name), onChange: (view) => printer.printChange(view)}, signals)
         return undefined
       }
       if (flags['fail-on-not-ready'] && views.some((view) => view.ready !== 'True')) process.exitCode = 1
@@ -88,14 +95,9 @@ export default class PoolStatus extends Command {
 }
 
 /** Runs the watch until SIGINT or SIGTERM; the caches' warnings (API away, relists) go to stderr. */
-async function follow(options: Omit<PoolWatchOptions, 'logger'>): Promise<void> {
-  const [{setupSignalHandler}, {watchPools}, {createLogger}] = await Promise.all([
-    import('../../runtime/signals.ts'),
-    import('../../kube/watch/pool-view-watch.ts'),
-    import('../../observe/logger.ts'),
-  ])
-  const signals = setupSignalHandler()
+async function follow(options: Omit<PoolWatchOptions, 'logger'>, signals: SignalHandler): Promise<void> {
   try {
+    const [{watchPools}, {createLogger}] = await Promise.all([import('../../kube/watch/pool-view-watch.ts'), import('../../observe/logger.ts')])
     await watchPools({...options, logger: createLogger({level: 'warn'})}, signals.signal)
   } finally {
     signals.dispose()
