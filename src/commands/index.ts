@@ -6,16 +6,20 @@
  * Loading this module loads every command's flags, not its work: each command imports the modules it
  * runs on (client-node, gRPC, pino, the sandbox) inside run(), after its flags are validated.
  */
+import Completion from './completion.ts'
 import Controller from './controller.ts'
 import LeaseInspect from './lease/inspect.ts'
+import PoolNames from './pool/names.ts'
 import PoolStatus from './pool/status.ts'
 import Poollet from './poollet.ts'
 import Sandbox from './sandbox.ts'
 import Version from './version.ts'
 
 export const COMMANDS = {
+  completion: Completion,
   controller: Controller,
   'lease:inspect': LeaseInspect,
+  'pool:names': PoolNames,
   'pool:status': PoolStatus,
   poollet: Poollet,
   sandbox: Sandbox,

@@ -76,3 +76,15 @@ export async function readPools(kc: KubeConfig, kinds: readonly PoolKind[], opti
   const found = new Set(entries.map((e) => e.pool.metadata.name))
   return {entries, missing: [...wanted].filter((name) => !found.has(name)), malformed}
 }
+
+/**
+ * The names of the pools of these kinds, sorted, for shell completion: one list request per kind, all
+ * at once, each bounded by timeoutMs; a kind that fails (not served, forbidden, too slow) adds none.
+ */
+export async function poolNames(kc: KubeConfig, kinds: readonly PoolKind[], timeoutMs: number): Promise<string[]> {
+  const lists = await Promise.allSettled(
+    kinds.map((kind) => apiRequest<{items?: {metadata?: {name?: unknown}}[]}>(kc, {method: 'GET', path: poolPath(kind), query: {limit: PAGE_SIZE}, timeoutMs})),
+  )
+  const names = lists.flatMap((list) => (list.status === 'fulfilled' ? (list.value.items ?? []).map((item) => item.metadata?.name) : []))
+  return [...new Set(names.filter((name): name is string => typeof name === 'string'))].sort()
+}

@@ -200,4 +200,22 @@ describe('ironpool installed from its npm tarball, on a Node that is not 24, and
       expect(result.stderr).to.match(new RegExp(`^ironpool needs Node\\.js 24: this is Node\\.js ${node?.version.replaceAll('.', '\\.')} \\(${path.join(node?.dir ?? '', 'node')}\\) and the Node\\.js 24 ironpool installs with it \\(npm package "node"\\) is missing; [^\\n]+\\n$`))
     }
   })
+
+  it("completes pool names in bash from the API, with the --kubeconfig typed, through the installed ironpool", async () => {
+    const complete = (words: string[]) =>
+      exec('bash', ['-c', `source <(ironpool completion bash) && COMP_WORDS=(ironpool ${words.join(' ')} '') && COMP_CWORD=${words.length + 1} && { _ironpool; printf '%s\\n' "\${COMPREPLY[@]}"; }`], {env: {...env, HOME: dir}})
+    const names = world.pools.map((p) => p.name).sort()
+    const inspect = await complete(['lease', 'inspect', '--kubeconfig', world.plane.adminKubeconfig])
+    expect(inspect.code, inspect.stderr).to.equal(0)
+    expect(inspect.stdout.split('\n')).to.include.members(names)
+    const volumes = await complete(['pool', 'status', `--kubeconfig=${world.plane.adminKubeconfig}`, '--kind', 'volume'])
+    expect(volumes.stdout.split('\n')).to.include.members(world.pools.filter((p) => p.kind.name === 'volume').map((p) => p.name))
+    expect(volumes.stdout.split('\n')).to.not.include.members(world.pools.filter((p) => p.kind.name === 'machine').map((p) => p.name))
+    // An API that is away: no names, and the TAB returns.
+    const away = path.join(dir, 'away.kubeconfig')
+    await writeFile(away, (await readFile(world.plane.adminKubeconfig, 'utf8')).replace(/server: \S+/g, `server: https://127.0.0.1:${await closedPort()}`))
+    const none = await complete(['lease', 'inspect', '--kubeconfig', away])
+    expect(none.code, none.stderr).to.equal(0)
+    expect(none.stdout.trim()).to.equal('')
+  })
 })

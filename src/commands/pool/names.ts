@@ -1,0 +1,31 @@
+import {Command, Flags} from '@oclif/core'
+import {withEnv} from '../../cli/flags.ts'
+import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
+import {POOL_KIND_NAMES, POOL_KINDS} from '../../core/index.ts'
+
+/** How long shell completion waits for each list of pools: a TAB must not hang on an API that is away. */
+export const POOL_NAMES_TIMEOUT_MS = 1500
+
+export default class PoolNames extends Command {
+  static override summary = 'Print the names of the pools, one a line (for shell completion).'
+  static override description = `Lists the pools of every kind (or --kind), each list bounded by ${POOL_NAMES_TIMEOUT_MS} ms; a kind that cannot be listed in time adds no names. Used by the script of \`ironpool completion\`.`
+  static override hidden = true
+
+  static override flags = withEnv({
+    kind: Flags.option({options: POOL_KIND_NAMES, multiple: true, delimiter: ',', description: 'Pool kinds to list. Default: all.'})(),
+    ...operatorFlags(),
+  })
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(PoolNames)
+    try {
+      const [{openSession}, {poolNames}] = await Promise.all([import('../../cli/kube-session.ts'), import('../../kube/stores/pool-snapshot.ts')])
+      const session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
+      const kinds = (flags.kind ?? POOL_KIND_NAMES).map((name) => POOL_KINDS[name])
+      const names = await poolNames(session.kc, kinds, POOL_NAMES_TIMEOUT_MS)
+      if (names.length > 0) process.stdout.write(`${names.join('\n')}\n`)
+    } catch (error) {
+      reportFailure(error, {debug: flags.debug})
+    }
+  }
+}
