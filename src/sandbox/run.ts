@@ -7,6 +7,7 @@
 import {existsSync} from 'node:fs'
 import {formatDuration, errorMessage} from '../core/index.ts'
 import {setupSignalHandler} from '../runtime/signals.ts'
+import {operatorHints} from './hints.ts'
 import type {SandboxOptions} from './options.ts'
 import {onceAllReady, printReadyChanges} from './ready-lines.ts'
 import {startSandbox, type Sandbox} from './sandbox.ts'
@@ -44,7 +45,12 @@ export async function runSandbox(options: SandboxOptions, script: readonly Scrip
   const groups = new Map<number, string>()
   const remember = () => sandbox.processGroups().forEach(({name, pid}) => groups.set(pid, name))
   remember()
-  const header = [`kubeconfig: ${plane.adminKubeconfig}`, `export KUBECONFIG=${plane.adminKubeconfig}`, `logs: ${sandbox.workDir}/*.log`]
+  const header = [
+    `kubeconfig: ${plane.adminKubeconfig}`,
+    `export KUBECONFIG=${plane.adminKubeconfig}`,
+    ...operatorHints({pathEnv: process.env.PATH, cwd: process.cwd(), pool: board.pools[0]?.name}),
+    `logs: ${sandbox.workDir}/*.log`,
+  ]
   const allReady = `all ${board.pools.length} pools Ready=True`
   const cleanups: (() => void)[] = []
   let code = 0
