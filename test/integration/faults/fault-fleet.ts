@@ -366,6 +366,31 @@ function findLine(controller: ControllerProcess, after: number, match: (line: Lo
   return logLines(controller, after).find(match)
 }
 
+/**
+ * The mocha hooks of a suite with a fleet of its own: started before its tests, the controller stopped
+ * (and then `afterEachTest`, e.g. closing a proxy) after each, everything stopped at the end. Returns
+ * the fleet's getter, for the tests.
+ */
+export function fleetHooks(options: FleetOptions, afterEachTest: () => Promise<void> = async () => {}): () => FaultFleet {
+  let fleet: FaultFleet | undefined
+  before(async function () {
+    this.timeout(180_000)
+    fleet = await FaultFleet.start(options)
+  })
+  afterEach(async () => {
+    await fleet?.stopController()
+    await afterEachTest()
+  })
+  after(async function () {
+    this.timeout(60_000)
+    await fleet?.stop()
+  })
+  return () => {
+    if (fleet === undefined) throw new Error('the fleet did not start')
+    return fleet
+  }
+}
+
 /** Holds a fault for a while: the fault's length, not a synchronisation. */
 export function hold(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))

@@ -22,7 +22,7 @@
 import {expect} from 'chai'
 import type {TcpProxy} from '../../support/tcp-proxy.ts'
 import {waitFor} from '../../support/wait.ts'
-import {FaultFleet, hold, kind, logLines, type LogLine} from './fault-fleet.ts'
+import {FaultFleet, fleetHooks, hold, kind, logLines, type LogLine} from './fault-fleet.ts'
 
 /** Four heartbeats of the generator (1 s) and eight of a poollet: a busy machine does not starve a live pool past it. */
 const GRACE_MS = 4_000
@@ -94,28 +94,16 @@ function failWithTail(fleet: FaultFleet, error: unknown): never {
 
 describe('faults: live verdicts, dead pools marked within a bound while the API misbehaves', function () {
   this.timeout(240_000)
-  let fleet: FaultFleet
   let controllerProxy: TcpProxy | undefined
-
-  before(async function () {
-    this.timeout(180_000)
-    fleet = await FaultFleet.start({live: 2, renewed: {count: 40, intervalMs: RENEW_MS}})
-  })
-
-  afterEach(async () => {
-    await fleet.stopController()
+  const theFleet = fleetHooks({live: 2, renewed: {count: 40, intervalMs: RENEW_MS}}, async () => {
     await controllerProxy?.close()
     controllerProxy = undefined
-  })
-
-  after(async function () {
-    this.timeout(60_000)
-    await fleet?.stop()
   })
 
   // 5 % joins once a mark whose write and read-back were both spoilt is reported (/work/wt/18b-findings.md).
   for (const share of [0.02] as const) {
     it(`a lossy link spoiling ${share * 100} % of the controller's requests: ${DYING} pools die during it, each marked within 3 x grace + 10 s, no false Unknown`, async () => {
+      const fleet = theFleet()
       const {kubeconfig, proxy} = await fleet.controllerKubeconfig({terminateTls: true, lossy: {seed: SEED}})
       controllerProxy = proxy!.proxy
       await fleet.startController(kubeconfig, [], GRACE_MS)
@@ -159,6 +147,7 @@ describe('faults: live verdicts, dead pools marked within a bound while the API 
   }
 
   it("a flapping API (kube-apiserver paused 1.5 s every 4 s for 40 s): a frozen poollet's pool marked within 3 x grace + 2 s, while the flapping goes on", async () => {
+    const fleet = theFleet()
     await fleet.startController((await fleet.controllerKubeconfig()).kubeconfig, [], GRACE_MS)
     await fleet.prepare()
     const fromSeq = fleet.mark('frozen')

@@ -7,7 +7,7 @@
 import {expect} from 'chai'
 import type {TcpProxy} from '../../support/tcp-proxy.ts'
 import {waitFor} from '../../support/wait.ts'
-import {FaultFleet, HEARTBEAT_MS, logLines} from './fault-fleet.ts'
+import {fleetHooks, HEARTBEAT_MS, logLines} from './fault-fleet.ts'
 import {runScenario} from './scenario.ts'
 
 /**
@@ -20,26 +20,14 @@ const LEASE_WATCH_OR_LIST = /^GET \/apis\/coordination\.k8s\.io\/v1\/namespaces\
 
 describe('faults: network stalls between the controller or a poollet and the API server', function () {
   this.timeout(180_000)
-  let fleet: FaultFleet
   let controllerProxy: TcpProxy | undefined
-
-  before(async function () {
-    this.timeout(180_000)
-    fleet = await FaultFleet.start({proxiedPoollets: 1})
-  })
-
-  afterEach(async () => {
-    await fleet.stopController()
+  const theFleet = fleetHooks({proxiedPoollets: 1}, async () => {
     await controllerProxy?.close()
     controllerProxy = undefined
   })
 
-  after(async function () {
-    this.timeout(60_000)
-    await fleet?.stop()
-  })
-
   it("the controller's connection to the API black-holed for two grace periods", async () => {
+    const fleet = theFleet()
     const {kubeconfig, proxy} = await fleet.controllerKubeconfig({terminateTls: false})
     controllerProxy = proxy?.proxy
     await fleet.startController(kubeconfig)
@@ -47,6 +35,7 @@ describe('faults: network stalls between the controller or a poollet and the API
   })
 
   it('a Lease watch that ends cleanly (as at its server timeout) and whose reopening and relist hang, for two grace periods', async () => {
+    const fleet = theFleet()
     const {kubeconfig, proxy} = await fleet.controllerKubeconfig({terminateTls: true})
     controllerProxy = proxy?.proxy
     await fleet.startController(kubeconfig)
@@ -66,6 +55,7 @@ describe('faults: network stalls between the controller or a poollet and the API
   })
 
   it("a poollet's connection black-holed: its pool goes Unknown only after its renewals stopped, and comes back by itself", async () => {
+    const fleet = theFleet()
     const pool = fleet.live[0] as string
     const proxy = fleet.poolletProxies.get(pool)?.proxy as TcpProxy
     await fleet.startController((await fleet.controllerKubeconfig()).kubeconfig)
