@@ -16,6 +16,7 @@ import {waitFor} from '../../support/wait.ts'
 
 const kind = POOL_KINDS.machine
 const POOL = 'metrics-check'
+const ROTATION_POOL = 'rotation-fails'
 
 async function scrape(process: CliProcess): Promise<string> {
   const response = await fetch(await process.metricsUrl(), {signal: AbortSignal.timeout(5_000)})
@@ -47,6 +48,9 @@ describe('monitoring: promtool check metrics on real scrapes', function () {
     this.timeout(30_000)
     await controller?.stop()
     await poollet?.stop()
+    // The control plane is shared: no silent pool is left for a later test's controller to mark.
+    const admin = new KubeObjects((await poolletControlPlane()).adminKubeconfig)
+    for (const pool of [POOL, ROTATION_POOL]) await admin.deletePool(kind, pool).catch(() => undefined)
   })
 
   for (const which of ['controller', 'poollet'] as const) {
@@ -71,7 +75,7 @@ describe('monitoring: promtool check metrics on real scrapes', function () {
   it('a poollet whose certificate renewal fails counts it, and exports the end of the certificate it still uses', async function () {
     this.timeout(90_000)
     const plane = await poolletControlPlane()
-    const pool = 'rotation-fails'
+    const pool = ROTATION_POOL
     await new KubeObjects(plane.adminKubeconfig).createPool(kind, pool)
     // Past 90 % of its lifetime: the rotation renews at once; nobody approves its CSR here, so each try times out.
     const now = Date.now()
