@@ -181,10 +181,13 @@ describe('monitoring: the alerts replayed from real faults', function () {
       name: 'poollet killed',
       fires: [{alert: 'IronpoolPoolsNotReady', severity: 'warning'}],
       start: () => void fleet.poollets.get(pool)?.poollet.child.kill('SIGKILL'),
-      // Held until the controller has marked the pool (its grace period, about six steps), then the for.
+      // Held until the controller's own scrape counts the pool Unknown (its grace period, about six
+      // steps, and the watch event of its mark: on a busy machine a step or two after the mark's log
+      // line), then the for, and three steps of margin (the alert fires one step after the for).
       hold: async (recorder) => {
         await recorder.recordUntil(`${pool} marked Unknown`, () => fleet.controller?.marked().includes(pool) ?? false, 60)
-        await recorder.record(forMinutes('IronpoolPoolsNotReady') + 2)
+        await recorder.recordUntil('the controller counting a pool Unknown', async () => ((await fleet.controller?.metric(`ironpool_controller_pools{kind="${kind.name}",status="Unknown"}`)) ?? 0) >= 1, 20)
+        await recorder.record(forMinutes('IronpoolPoolsNotReady') + 3)
       },
       // A new poollet for the pool, so that the next fault starts from a fleet all Ready.
       end: async () => {
