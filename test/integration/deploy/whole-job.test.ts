@@ -27,7 +27,8 @@ describe('deploy/ RBAC and policy: the commands do their whole job', function ()
       for (const name of POOL_KIND_NAMES) {
         const kind = POOL_KINDS[name]
         await admin.createPool(kind, `job-${name}`)
-        poollets.push(await startPoollet(plane, kind, `job-${name}`))
+        // The test asserts they stay True: a probe deadline a busy machine keeps (FAST's 150 ms did not, at load 13).
+        poollets.push(await startPoollet(plane, kind, `job-${name}`, ['--heartbeat-interval=500ms', '--heartbeat-status-timeout=400ms', '--heartbeat-lease-duration=2s']))
       }
       await admin.createPool(POOL_KINDS.machine, 'job-silent')
       for (const name of POOL_KIND_NAMES) {
