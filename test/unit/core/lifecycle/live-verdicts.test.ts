@@ -27,6 +27,15 @@ function heldWrites(fx: LifecycleFixture) {
   return held
 }
 
+/** Pool p fell due at GRACE and its Ready=Unknown write was sent, held by the test. */
+async function poolDueWithItsWriteHeld() {
+  const fx = new LifecycleFixture()
+  const held = heldWrites(fx)
+  fx.putPool('p', {ready: 'True'})
+  await fx.clock.advance(GRACE)
+  return {fx, held}
+}
+
 describe('controller lifecycle: live verdicts', () => {
   describe('a mark already sent', () => {
     it('a write in flight when the view turns blind finishes; its mark is logged, Evented and counted once', async () => {
@@ -49,10 +58,7 @@ describe('controller lifecycle: live verdicts', () => {
     })
 
     it('a write that landed but whose answer was lost is settled by reading the pool back: one mark, no second write', async () => {
-      const fx = new LifecycleFixture()
-      const held = heldWrites(fx)
-      fx.putPool('p', {ready: 'True'})
-      await fx.clock.advance(GRACE)
+      const {fx, held} = await poolDueWithItsWriteHeld()
       held[0]!.land()
       held[0]!.fail(new Error('write tcp: connection reset by peer'))
       await fx.clock.advance(0)
@@ -66,10 +72,7 @@ describe('controller lifecycle: live verdicts', () => {
     })
 
     it('when the settling read fails too, the watch settles it: one mark, counted when the pool is seen Unknown', async () => {
-      const fx = new LifecycleFixture()
-      const held = heldWrites(fx)
-      fx.putPool('p', {ready: 'True'})
-      await fx.clock.advance(GRACE)
+      const {fx, held} = await poolDueWithItsWriteHeld()
       fx.store.script.failNext('get', () => new Error('no answer within 5000 ms'))
       held[0]!.land()
       held[0]!.fail(new Error('no answer within 5000 ms'))
@@ -109,10 +112,7 @@ describe('controller lifecycle: live verdicts', () => {
     })
 
     it('a mark the watch shows before the write is answered is counted once, when the watch shows it', async () => {
-      const fx = new LifecycleFixture()
-      const held = heldWrites(fx)
-      fx.putPool('p', {ready: 'True'})
-      await fx.clock.advance(GRACE)
+      const {fx, held} = await poolDueWithItsWriteHeld()
       const landed = held[0]!.land()
       fx.deliver('p')
       expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
@@ -127,10 +127,7 @@ describe('controller lifecycle: live verdicts', () => {
       ['a pause restarts every grace period', (fx: LifecycleFixture) => (fx.engine.setViewWhole(false), fx.engine.setViewWhole(true, {sinceMs: 0, lost: true}))],
     ] as const) {
       it(`a mark of unknown outcome is counted when the watch shows it, also after ${what}`, async () => {
-        const fx = new LifecycleFixture()
-        const held = heldWrites(fx)
-        fx.putPool('p', {ready: 'True'})
-        await fx.clock.advance(GRACE)
+        const {fx, held} = await poolDueWithItsWriteHeld()
         fx.store.script.failNext('get', () => new Error('bad record mac'))
         held[0]!.land()
         held[0]!.fail(new Error('bad record mac'))
@@ -148,10 +145,7 @@ describe('controller lifecycle: live verdicts', () => {
     }
 
     it('a write aborted when leadership is lost that had landed all the same is counted once', async () => {
-      const fx = new LifecycleFixture()
-      const held = heldWrites(fx)
-      fx.putPool('p', {ready: 'True'})
-      await fx.clock.advance(GRACE)
+      const {fx, held} = await poolDueWithItsWriteHeld()
       held[0]!.land()
       fx.engine.setLeader(false)
       expect(held[0]!.signal?.aborted).to.be.true
