@@ -36,6 +36,31 @@ async function poolDueWithItsWriteHeld() {
   return {fx, held}
 }
 
+/**
+ * The production wiring (kindEngine) of the fixture's kind on the test's clock and sight, its caches
+ * synced and leading; the fixture's own engine stays inactive.
+ */
+function leadingEngine(fx: LifecycleFixture, clock: FakeClock, sight: Sight, options: Pick<Parameters<typeof kindEngine>[0], 'confirmLease'> & Partial<Parameters<typeof kindEngine>[0]>) {
+  const engine = kindEngine({
+    kind: fx.kind,
+    clock,
+    sight,
+    caches: ['pools', 'leases'],
+    store: fx.store,
+    getPool: (name) => fx.store.peek(name),
+    events: fx.events,
+    logger: fx.logger,
+    gracePeriodMs: GRACE,
+    ...options,
+  })
+  const stop = new AbortController()
+  void sight.run(stop.signal)
+  engine.cacheState('pools', undefined)
+  engine.cacheState('leases', undefined)
+  engine.lifecycle.setLeader(true)
+  return {engine, stop}
+}
+
 describe('controller lifecycle: live verdicts', () => {
   describe('a mark already sent', () => {
     it('a write in flight when the view turns blind finishes; its mark is logged, Evented and counted once', async () => {
@@ -285,23 +310,7 @@ describe('controller lifecycle: live verdicts', () => {
       const clock = new FakeClock()
       const sight = new Sight({clock, logger: new FakeLogger(), probe: () => Promise.resolve(), ...sightTimings(GRACE)})
       const fx = new LifecycleFixture({active: false})
-      const engine = kindEngine({
-        kind: fx.kind,
-        clock,
-        sight,
-        caches: ['pools', 'leases'],
-        store: fx.store,
-        getPool: (name) => fx.store.peek(name),
-        confirmLease: () => Promise.resolve(undefined),
-        events: fx.events,
-        logger: fx.logger,
-        gracePeriodMs: GRACE,
-      })
-      const stop = new AbortController()
-      void sight.run(stop.signal)
-      engine.cacheState('pools', undefined)
-      engine.cacheState('leases', undefined)
-      engine.lifecycle.setLeader(true)
+      const {engine, stop} = leadingEngine(fx, clock, sight, {confirmLease: () => Promise.resolve(undefined)})
       engine.lifecycle.poolUpserted(fx.putPool('p', {ready: 'True'}))
       return {clock, engine, stop}
     }
@@ -372,26 +381,12 @@ describe('controller lifecycle: live verdicts', () => {
       const sight = new Sight({clock, logger: new FakeLogger(), probe: lossy, ...sightTimings(GRACE)})
       const fx = new LifecycleFixture({active: false})
       // The fixture's engine is replaced by the production wiring on the test's own clock.
-      const engine = kindEngine({
-        kind: fx.kind,
-        clock,
-        sight,
-        caches: ['pools', 'leases'],
-        store: fx.store,
-        getPool: (name) => fx.store.peek(name),
+      const {engine, stop} = leadingEngine(fx, clock, sight, {
         getLease: (name) => fx.leases.get(name),
         confirmLease: (name) => lossy().then(() => fx.apiLeases.get(name)),
-        events: fx.events,
-        logger: fx.logger,
-        gracePeriodMs: GRACE,
         // Marks timed on the real (fake) clock: the report's own times leave blind spells out.
         observer: {marked: (r) => fx.marks.push({...r, writtenAt: clock.monotonic()})},
       })
-      const stop = new AbortController()
-      void sight.run(stop.signal)
-      engine.cacheState('pools', undefined)
-      engine.cacheState('leases', undefined)
-      engine.lifecycle.setLeader(true)
       const names = Array.from({length: 200}, (_, i) => `p${i}`)
       const delivered = new Map<string, string | undefined>()
       const pool = (name: string) => {
