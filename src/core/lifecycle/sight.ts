@@ -91,6 +91,8 @@ export class Sight {
   private lastGoodProbeStart: number | undefined
   /** When the last good probe answered: the API may have failed any time after it. */
   private lastGoodProbeEnd: number | undefined
+  /** When another request last answered (reportRequest(true)). */
+  private lastGoodRequestEnd: number | undefined
   /** The run of failed probes: how many, and when the first of them started. */
   private probeFailures = 0
   private firstFailedProbeStart = 0
@@ -132,11 +134,16 @@ export class Sight {
     const horizon = now - this.requestWindowMs()
     while (this.answers.length > 0 && this.answers[0]!.at < horizon) this.answers.shift()
     this.answers.push({at: now, ok})
+    if (ok) this.lastGoodRequestEnd = now
     if (ok || this.requestsFailedAt !== undefined) return
     let failed = 0
     for (const answer of this.answers) if (!answer.ok) failed++
     if (failed < REQUEST_FAILURES_MIN || failed * 2 < this.answers.length) return
-    const since = this.answers.find((a) => !a.ok)?.at ?? now
+    // Blind since the last answer of any kind before these failures, as for the probes: a failure is
+    // reported only once its request gave up (its deadline), so the outage began well before the
+    // first failure was heard, and the silence of that time is no pool's.
+    const lastAnswer = Math.max(this.lastGoodProbeEnd ?? -Infinity, this.lastGoodRequestEnd ?? -Infinity)
+    const since = Number.isFinite(lastAnswer) ? lastAnswer : (this.answers.find((a) => !a.ok)?.at ?? now)
     this.requestsFailedAt = now
     this.apiProblem = `${failed} of ${this.answers.length} requests failed within ${this.requestWindowMs()} ms${detail === undefined ? '' : `, the last: ${detail}`}`
     this.apiProblemSinceMs = now - since

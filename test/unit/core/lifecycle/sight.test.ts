@@ -174,6 +174,22 @@ describe('Sight', () => {
     stop.abort()
   })
 
+  it('requests failing together blind the sight since the last answer before them, not since their failures were heard', async () => {
+    const {clock, probe, sight, stop} = setup(PRODUCTION)
+    await clock.advance(0)
+    // The probe at 0 answered; then the API stops answering: the next probe hangs.
+    probe.mode = 'manual'
+    await clock.advance(2000)
+    sight.reportRequest(true)
+    // Confirming reads sent at 2 s give up at their 5 s deadline, all at 7 s: the API went quiet after the answer at 2 s.
+    await clock.advance(5000)
+    for (let i = 0; i < 5; i++) sight.reportRequest(false, 'no answer within 5000 ms')
+    expect(sight.check()).to.be.false
+    expect(sight.state.reason).to.equal('api-unanswered')
+    expect(sight.state.blindForMs, 'since the answer at 2 s').to.equal(5000)
+    stop.abort()
+  })
+
   it('failures that are less than half of the answers, or spread beyond the window, are no outage', async () => {
     const {clock, sight, states, stop} = setup(PRODUCTION)
     await clock.advance(0)
