@@ -23,11 +23,17 @@ export function probeEventReasons(kind: PoolKind): {failed: string; succeeded: s
  * "runtime probe failed 2m ago: /bucket.v1alpha1.BucketRuntime/ListBucketClasses UNAVAILABLE: ... (BucketPoolProbeFailed)".
  */
 export async function probeEventNotes(kc: KubeConfig, kinds: readonly PoolKind[], nowWall: number): Promise<Map<string, string>> {
-  const notes = new Map<string, {at: number; line: string}>()
+  const notes = new Map<string, {at: number; rv: number; line: string}>()
   await Promise.all(
     kinds.map(async (kind) => {
       const reasons = probeEventReasons(kind)
-      type WireEvent = Pick<CoreV1Event, 'message' | 'reason'> & {involvedObject?: {name?: string; apiVersion?: string}; lastTimestamp?: string; eventTime?: string; firstTimestamp?: string}
+      type WireEvent = Pick<CoreV1Event, 'message' | 'reason'> & {
+        metadata?: {resourceVersion?: string}
+        involvedObject?: {name?: string; apiVersion?: string}
+        lastTimestamp?: string
+        eventTime?: string
+        firstTimestamp?: string
+      }
       try {
         const list = await apiRequest<{items?: WireEvent[]}>(kc, {
           method: 'GET',
@@ -43,9 +49,13 @@ export async function probeEventNotes(kc: KubeConfig, kinds: readonly PoolKind[]
           const at = stamp === undefined ? NaN : new Date(stamp).getTime()
           if (name === undefined || !Number.isFinite(at)) continue
           const key = `${kind.name}/${name}`
-          if ((notes.get(key)?.at ?? -Infinity) >= at) continue
+          // The server keeps lastTimestamp to the second, and a failure and its recovery often fall in
+          // one: within a second the later write (the larger resourceVersion, etcd's revision) wins.
+          const rv = Number(event.metadata?.resourceVersion ?? NaN)
+          const known = notes.get(key)
+          if (known !== undefined && (known.at > at || (known.at === at && !(rv > known.rv)))) continue
           const what = event.reason === reasons.failed ? 'runtime probe failed' : 'runtime probe succeeded'
-          notes.set(key, {at, line: `${what} ${formatAge(Math.max(0, nowWall - at))} ago: ${event.message ?? ''} (${event.reason})`})
+          notes.set(key, {at, rv, line: `${what} ${formatAge(Math.max(0, nowWall - at))} ago: ${event.message ?? ''} (${event.reason})`})
         }
       } catch {
         // display only
