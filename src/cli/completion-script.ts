@@ -5,32 +5,16 @@
  * the pool names of `pool status` and `lease inspect` come from the API, through the hidden
  * `ironpool pool names`, which is bounded by a short deadline and prints nothing when the API cannot
  * be reached in time; the words already typed for --kubeconfig, --context and --kind are passed to it.
+ * The table is completion-tree.ts's; `_<bin>_candidates` has a twin in JavaScript for kubectl's plugin
+ * completion (completion-candidates.ts), and one table of cases checks both
+ * (test/unit/cli/completion-candidates.test.ts).
  */
+import {flagValues, flagWords, PASSED_FLAGS, subcommands, valueFlagWords, type CompletionCommand} from './completion-tree.ts'
 
-export interface CompletionFlag {
-  name: string
-  char?: string
-  /** Takes a value (an option flag), as opposed to a boolean. */
-  takesValue: boolean
-  /** Its fixed values, offered after the flag. */
-  options?: readonly string[]
-}
-
-export interface CompletionCommand {
-  /** Words as typed: 'pool status'. */
-  id: string
-  flags: readonly CompletionFlag[]
-  /** Its arguments are pool names. */
-  pools: boolean
-  /** The fixed values of its first argument (`completion bash|zsh`). */
-  argValues?: readonly string[]
-}
+export type {CompletionCommand, CompletionFlag} from './completion-tree.ts'
 
 export const COMPLETION_SHELLS = ['bash', 'zsh'] as const
 export type CompletionShell = (typeof COMPLETION_SHELLS)[number]
-
-/** The flags passed on to `pool names` when they were typed. */
-const PASSED_FLAGS = ['--kubeconfig', '--context', '--kind']
 
 /** A word quoted for the shell (single quotes). */
 function quoted(word: string): string {
@@ -42,38 +26,9 @@ function caseArms(entries: readonly [string, string][], indent: string): string 
   return entries.map(([key, value]) => `${indent}${quoted(key)}) echo ${quoted(value)} ;;`).join('\n')
 }
 
-/** The children of each command path (the empty path is the root): topics and commands. */
-function subcommands(commands: readonly CompletionCommand[]): [string, string][] {
-  const children = new Map<string, Set<string>>()
-  for (const command of commands) {
-    const words = command.id.split(' ')
-    for (let i = 0; i < words.length; i++) {
-      const parent = words.slice(0, i).join(' ')
-      const set = children.get(parent) ?? new Set<string>()
-      set.add(words[i] ?? '')
-      children.set(parent, set)
-    }
-  }
-  return [...children].map(([parent, set]) => [parent, [...set].sort().join(' ')])
-}
-
-function flagWords(command: CompletionCommand): string {
-  return [...command.flags.flatMap((flag) => [`--${flag.name}`, ...(flag.char ? [`-${flag.char}`] : [])]), '--help'].join(' ')
-}
-
-/** Flags that take a value, per command: the word after one of them is its value, not a command. */
-function valueFlags(command: CompletionCommand): string {
-  return command.flags.filter((flag) => flag.takesValue).flatMap((flag) => [`--${flag.name}`, ...(flag.char ? [`-${flag.char}`] : [])]).join(' ')
-}
-
-function optionArms(commands: readonly CompletionCommand[]): [string, string][] {
-  return commands.flatMap((command) =>
-    command.flags.flatMap((flag): [string, string][] => {
-      const values = flag.options?.join(' ')
-      if (values === undefined) return []
-      return [`--${flag.name}`, ...(flag.char ? [`-${flag.char}`] : [])].map((spelling) => [`${command.id} ${spelling}`, values])
-    }),
-  )
+/** One arm per key, the values joined by spaces, as the script's functions echo them. */
+function joined(entries: Iterable<[string, readonly string[]]>): [string, string][] {
+  return [...entries].map(([key, values]) => [key, values.join(' ')])
 }
 
 /**
@@ -89,27 +44,27 @@ export function completionScript(shell: CompletionShell, bin: string, commands: 
   const passed = PASSED_FLAGS.join(' ')
   const core = `${fn}_subcommands() {
   case "$1" in
-${caseArms(subcommands(commands), '    ')}
+${caseArms(joined(subcommands(commands)), '    ')}
   esac
 }
 ${fn}_flags() {
   case "$1" in
-${caseArms(commands.map((command) => [command.id, flagWords(command)]), '    ')}
+${caseArms(commands.map((command) => [command.id, flagWords(command).join(' ')]), '    ')}
   esac
 }
 ${fn}_value_flags() {
   case "$1" in
-${caseArms(commands.map((command) => [command.id, valueFlags(command)]), '    ')}
+${caseArms(commands.map((command) => [command.id, valueFlagWords(command).join(' ')]), '    ')}
   esac
 }
 ${fn}_flag_values() {
   case "$1" in
-${caseArms(optionArms(commands), '    ')}
+${caseArms(joined(flagValues(commands)), '    ')}
   esac
 }
 ${fn}_arg_values() {
   case "$1" in
-${caseArms(commands.flatMap((command): [string, string][] => (command.argValues === undefined ? [] : [[command.id, command.argValues.join(' ')]])), '    ')}
+${caseArms(joined(commands.flatMap((command): [string, readonly string[]][] => (command.argValues === undefined ? [] : [[command.id, command.argValues]]))), '    ')}
   esac
 }
 ${fn}_candidates() {

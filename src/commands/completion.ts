@@ -1,15 +1,6 @@
 import {Args, Command} from '@oclif/core'
-import {COMPLETION_SHELLS, completionScript, type CompletionCommand} from '../cli/completion-script.ts'
-import {POOL_NAMES_TIMEOUT_MS} from './pool/names.ts'
-
-/** The commands whose arguments are pool names. */
-const POOL_ARGUMENTS = new Set(['pool:status', 'lease:inspect'])
-
-/** The fixed values of a command's first argument, if it has any. */
-function argValues(args: Command.Loadable['args']): {argValues?: string[]} {
-  const options = Object.values(args)[0]?.options
-  return options === undefined ? {} : {argValues: [...options]}
-}
+import {COMPLETION_SHELLS, completionScript} from '../cli/completion-script.ts'
+import {completionCommands, POOL_NAMES_TIMEOUT_MS} from '../cli/completion-tree.ts'
 
 export default class Completion extends Command {
   static override summary = 'Print the shell completion script for bash or zsh.'
@@ -23,22 +14,6 @@ export default class Completion extends Command {
   async run(): Promise<void> {
     const {args} = await this.parse(Completion)
     const shell = COMPLETION_SHELLS.find((name) => name === args.shell) ?? 'bash'
-    const commands: CompletionCommand[] = this.config.commands
-      .filter((command) => !command.hidden)
-      .map((command) => ({
-        id: command.id.replaceAll(':', ' '),
-        pools: POOL_ARGUMENTS.has(command.id),
-        ...argValues(command.args),
-        flags: Object.entries(command.flags)
-          .filter(([, flag]) => flag.hidden !== true)
-          .map(([name, flag]) => ({
-            name,
-            ...(flag.char === undefined ? {} : {char: flag.char}),
-            takesValue: flag.type === 'option',
-            ...(flag.type === 'option' && flag.options !== undefined ? {options: flag.options} : {}),
-          })),
-      }))
-      .sort((a, b) => a.id.localeCompare(b.id))
-    process.stdout.write(completionScript(shell, this.config.bin, commands))
+    process.stdout.write(completionScript(shell, this.config.bin, completionCommands(this.config.commands)))
   }
 }

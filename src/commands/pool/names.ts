@@ -1,10 +1,8 @@
 import {Command, Flags} from '@oclif/core'
+import {POOL_NAMES_TIMEOUT_MS} from '../../cli/completion-tree.ts'
 import {withEnv} from '../../cli/flags.ts'
 import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
 import {POOL_KIND_NAMES, POOL_KINDS} from '../../core/index.ts'
-
-/** How long shell completion waits for each list of pools: a TAB must not hang on an API that is away. */
-export const POOL_NAMES_TIMEOUT_MS = 1500
 
 export default class PoolNames extends Command {
   static override summary = 'Print the names of the pools, one a line (for shell completion).'
