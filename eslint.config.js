@@ -8,7 +8,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: {projectService: {allowDefaultProject: ['*.js', 'bin/run.js', 'test/*.cjs']}, tsconfigRootDir: import.meta.dirname},
+      parserOptions: {projectService: {allowDefaultProject: ['*.js', 'bin/run.js', 'bin/kubectl-complete.js', 'test/*.cjs']}, tsconfigRootDir: import.meta.dirname},
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', {argsIgnorePattern: '^_', varsIgnorePattern: '^_'}],

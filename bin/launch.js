@@ -103,7 +103,27 @@ const TERMINAL_SIGNALS = ['SIGINT', 'SIGQUIT']
 const FORWARDED_SIGNALS = ['SIGTERM', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', ...TERMINAL_SIGNALS]
 
 /**
- * Runs bin/run.js again under node with its shebang's flags and this process's arguments. Where this
+ * What a bin file runs first: `run` on Node 24; else its own `script` (its import.meta.url) again
+ * under the bundled Node, or the one line that says which Node is needed, exit 1. bin/run.js and
+ * bin/kubectl-complete.js start by it.
+ * @param {string} script
+ * @param {() => void} run
+ */
+export function launch(script, run) {
+  const plan = launchPlan({version: process.versions.node, execPath: process.execPath, relaunched: process.env[RELAUNCHED_ENV] === '1', bundledNode})
+  if (plan.action === 'relaunch') relaunch(plan.node, script)
+  else if (plan.action === 'refuse') {
+    process.stderr.write(`${plan.message}\n`)
+    process.exitCode = 1
+  } else {
+    delete process.env[RELAUNCHED_ENV]
+    run()
+  }
+}
+
+/**
+ * Runs a bin file (bin/run.js unless `scriptUrl`, a file: URL, says) again under node with its
+ * shebang's flags and this process's arguments. Where this
  * Node can replace its own process (process.execve, Node 22.15 and later) it does, so pid, signals
  * and exit code are simply the new Node's. Else (Node 20) the new Node is a child on the same stdio
  * and in the same process group: SIGTERM, SIGHUP and SIGUSR1/2 are passed on; SIGINT and SIGQUIT from
@@ -111,11 +131,12 @@ const FORWARDED_SIGNALS = ['SIGTERM', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', ...TERMINA
  * only when no terminal is attached (ironpool takes a second SIGINT as "exit at once"); its exit code
  * is this process's, and a signal that ended it ends this one.
  * @param {string} node
+ * @param {string} [scriptUrl]
  */
-export function relaunch(node) {
+export function relaunch(node, scriptUrl) {
   const fs = /** @type {typeof import('node:fs')} */ (require('node:fs'))
   const url = /** @type {typeof import('node:url')} */ (require('node:url'))
-  const script = url.fileURLToPath(new url.URL('run.js', import.meta.url))
+  const script = url.fileURLToPath(scriptUrl ?? new url.URL('run.js', import.meta.url))
   const flags = shebangNodeFlags(fs.readFileSync(script, 'utf8').split('\n', 1)[0] ?? '')
   const args = [...flags, script, ...process.argv.slice(2)]
   const env = {...process.env, [RELAUNCHED_ENV]: '1'}

@@ -13,18 +13,11 @@
 import * as nodeModule from 'node:module'
 import process from 'node:process'
 import {setFlagsFromString} from 'node:v8'
-import {bundledNode, launchPlan, relaunch, RELAUNCHED_ENV} from './launch.js'
+import {launch} from './launch.js'
 
-const plan = launchPlan({version: process.versions.node, execPath: process.execPath, relaunched: process.env[RELAUNCHED_ENV] === '1', bundledNode})
-if (plan.action === 'relaunch') relaunch(plan.node)
-else if (plan.action === 'refuse') {
-  process.stderr.write(`${plan.message}\n`)
-  process.exitCode = 1
-} else run()
+launch(import.meta.url, run)
 
 function run() {
-  delete process.env[RELAUNCHED_ENV]
-
   // `ironpool poollet` runs without V8's optimizing compilers (Maglev, TurboFan), on the interpreter and
   // the baseline compiler: its steady work is one small tick every few seconds, which never pays for
   // what the optimizers keep, and their code in the node binary is then never paged in. Its first 13 s

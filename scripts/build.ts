@@ -8,7 +8,10 @@
  * - main.js: oclif's execute(), for bin/run.js;
  * - commands.js: the explicit command list (package.json `oclif.commands`); each command imports its
  *   heavy modules when it runs, which esbuild puts in chunks of their own, read only by that command;
- * - reaper.js: the control plane's reaper, a script the harness starts beside its own module.
+ * - reaper.js: the control plane's reaper, a script the harness starts beside its own module;
+ * - kubectl-complete.js: kubectl's plugin completer (bin/kubectl-complete.js), which reads
+ *   completion-tree.json, the command table written here from oclif's commands once they are built,
+ *   so that completing a command word loads neither oclif nor the commands.
  * All of them sit two levels below the package root, as src/<dir>/<file>.ts do, so the paths modules
  * compute from import.meta.url (bin/run.js, deploy/, controlplane/, reaper.js) hold in the bundle too.
  *
@@ -21,6 +24,7 @@ import {isBuiltin} from 'node:module'
 import {rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {completionCommands} from '../src/cli/completion-tree.ts'
 import {keepOwnSourceMaps} from './src-only-source-maps.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
@@ -111,12 +115,24 @@ const builtinsByRequire: esbuild.Plugin = {
   },
 }
 
+/**
+ * dist/ironpool/completion-tree.json: the commands as `ironpool completion` sees them (oclif's
+ * config.commands, from the commands.js just built, through the same completionCommands()), for
+ * kubectl's plugin completer. oclif must not look for TypeScript here either (src/main.ts).
+ */
+async function writeCompletionTree(): Promise<void> {
+  const {Config, settings} = await import('@oclif/core')
+  settings.enableAutoTranspile = false
+  const config = await Config.load(ROOT)
+  await writeFile(path.join(OUT_DIR, 'completion-tree.json'), `${JSON.stringify(completionCommands(config.commands))}\n`)
+}
+
 export async function build(options: {metafile?: boolean; analyze?: boolean} = {}): Promise<esbuild.BuildResult> {
   const esbuild = await loadEsbuild()
   await rm(path.join(ROOT, 'dist'), {recursive: true, force: true})
   const result = await esbuild.build({
     absWorkingDir: ROOT,
-    entryPoints: {main: 'src/main.ts', commands: 'src/commands/index.ts', reaper: 'src/controlplane/reaper.ts'},
+    entryPoints: {main: 'src/main.ts', commands: 'src/commands/index.ts', reaper: 'src/controlplane/reaper.ts', 'kubectl-complete': 'src/cli/kubectl-complete.ts'},
     outdir: OUT_DIR,
     bundle: true,
     splitting: true,
@@ -144,6 +160,7 @@ export async function build(options: {metafile?: boolean; analyze?: boolean} = {
     plugins: [narrowClientNodeConfig, lazyUndiciForClientNode, builtinsByRequire],
   })
   await keepOwnSourceMaps(OUT_DIR)
+  await writeCompletionTree()
   if (result.metafile !== undefined) {
     await writeFile(path.join(OUT_DIR, 'meta.json'), JSON.stringify(result.metafile))
     if (options.analyze === true) process.stdout.write(await esbuild.analyzeMetafile(result.metafile))

@@ -2,7 +2,7 @@ import {Command, Flags} from '@oclif/core'
 import {POOL_NAMES_TIMEOUT_MS} from '../../cli/completion-tree.ts'
 import {withEnv} from '../../cli/flags.ts'
 import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
-import {POOL_KIND_NAMES, POOL_KINDS} from '../../core/index.ts'
+import {POOL_KIND_NAMES} from '../../core/index.ts'
 
 export default class PoolNames extends Command {
   static override summary = 'Print the names of the pools, one a line (for shell completion).'
@@ -17,10 +17,8 @@ export default class PoolNames extends Command {
   async run(): Promise<void> {
     const {flags} = await this.parse(PoolNames)
     try {
-      const [{openSession}, {poolNames}] = await Promise.all([import('../../cli/kube-session.ts'), import('../../kube/stores/pool-snapshot.ts')])
-      const session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
-      const kinds = (flags.kind ?? POOL_KIND_NAMES).map((name) => POOL_KINDS[name])
-      const names = await poolNames(session.kc, kinds, POOL_NAMES_TIMEOUT_MS)
+      const {listPoolNames} = await import('../../cli/pool-names.ts')
+      const names = await listPoolNames({kubeconfig: flags.kubeconfig, context: flags.context, kinds: flags.kind ?? POOL_KIND_NAMES})
       if (names.length > 0) process.stdout.write(`${names.join('\n')}\n`)
     } catch (error) {
       reportFailure(error, {debug: flags.debug})

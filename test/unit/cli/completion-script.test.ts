@@ -1,61 +1,26 @@
 import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
-import {existsSync} from 'node:fs'
-import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
-import path from 'node:path'
-import {completionScript, type CompletionCommand, type CompletionShell} from '../../../src/cli/completion-script.ts'
-
-const COMMANDS: CompletionCommand[] = [
-  {id: 'lease inspect', pools: true, flags: [{name: 'kind', takesValue: true, options: ['machine', 'volume', 'bucket']}, {name: 'kubeconfig', takesValue: true}, {name: 'context', takesValue: true}]},
-  {
-    id: 'pool status',
-    pools: true,
-    flags: [
-      {name: 'kind', takesValue: true, options: ['machine', 'volume', 'bucket']},
-      {name: 'output', char: 'o', takesValue: true, options: ['wide', 'json', 'yaml']},
-      {name: 'selector', char: 'l', takesValue: true},
-      {name: 'watch', char: 'w', takesValue: false},
-      {name: 'kubeconfig', takesValue: true},
-      {name: 'context', takesValue: true},
-    ],
-  },
-  {id: 'version', pools: false, flags: [{name: 'json', takesValue: false}]},
-  {id: 'completion', pools: false, flags: [], argValues: ['bash', 'zsh']},
-]
+import {completionScript} from '../../../src/cli/completion-script.ts'
+import {COMPLETION_COMMANDS as COMMANDS, completionShellRig, shellInstalled, type CompletionShellRig} from '../../support/completion-shell.ts'
 
 describe('completion-script: bash and zsh completion of ironpool', () => {
+  let rig: CompletionShellRig
   let dir: string
-  let calls: string
-  let bin: string
 
   before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'ironpool-completion-'))
-    calls = path.join(dir, 'calls')
-    // Stands in for ironpool: `pool names ARGS` prints two names and records its arguments.
-    bin = path.join(dir, 'ironpool')
-    await writeFile(bin, `#!/bin/sh\necho "$*" >> ${JSON.stringify(calls)}\necho p1\necho p2\n`, {mode: 0o755})
+    rig = await completionShellRig()
+    dir = rig.dir
   })
   after(async () => {
-    await rm(dir, {recursive: true, force: true})
+    await rig.close()
   })
 
-  /** The candidates for the words typed after the command name, from the script run by the shell. */
-  async function candidates(shell: CompletionShell, words: string[]): Promise<{out: string[]; calls: string[]}> {
-    await rm(calls, {force: true})
-    const script = path.join(dir, `script.${shell}`)
-    await writeFile(script, completionScript(shell, 'ironpool', COMMANDS))
-    const setup = shell === 'zsh' ? 'autoload -U compinit && compinit -u -D; ' : ''
-    const quoted = words.map((word) => `'${word}'`).join(' ')
-    const out = execFileSync(shell, ['-c', `${setup}source ${script}; _ironpool_candidates ${bin} ${quoted}`], {encoding: 'utf8', env: {PATH: '/usr/bin:/bin', HOME: dir}, stdio: ['ignore', 'pipe', 'pipe']})
-    const recorded = existsSync(calls) ? (await readFile(calls, 'utf8')).trim().split('\n') : []
-    return {out: out.split(/\s+/).filter((word) => word !== ''), calls: recorded}
-  }
+  const candidates = (shell: 'bash' | 'zsh', words: string[]) => rig.candidates(shell, words)
 
   for (const shell of ['bash', 'zsh'] as const) {
     describe(shell, () => {
       before(function () {
-        if (!existsSync(`/usr/bin/${shell}`) && !existsSync(`/bin/${shell}`)) this.skip()
+        if (!shellInstalled(shell)) this.skip()
       })
 
       it('offers the topics and commands at the root without starting ironpool', async () => {
