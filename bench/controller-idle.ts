@@ -65,7 +65,7 @@ try {
   process.stdout.write(`\nRun: ${n} machine pools renewed every ${formatDuration(renewMs)}, window ${fmt(seconds, 0)} s after ${formatDuration(warmupMs)}; load average ${fmt(loadavg()[0]!, 2)} on ${availableParallelism()} cores; ${errors} error log lines\n`)
   printTable('Idle controller', [
     ['figure', 'value'],
-    ['CPU time per second, ms (utime+stime / window)', fmt(cpuMs / seconds, 2)],
+    ['CPU time per second, ms (all threads, scheduler ns / window)', fmt(cpuMs / seconds, 2)],
     ['CPU time per 10 s (a poollet tick at the default interval), ms', fmt((10 * cpuMs) / seconds, 1)],
     ['resident memory (VmRSS), MiB', fmt(to.rssBytes / MiB, 1)],
     ['peak resident memory (VmHWM), MiB', fmt(to.hwmBytes / MiB, 1)],

@@ -91,7 +91,7 @@ try {
     ['  of which its own (RssAnon), MiB', to.proc.anonBytes === undefined ? '-' : fmt(to.proc.anonBytes / MiB, 1)],
     ['  of which file-backed, the node binary shared by all (RssFile), MiB', to.proc.fileBytes === undefined ? '-' : fmt(to.proc.fileBytes / MiB, 1)],
     ['peak resident memory (VmHWM), MiB', fmt(to.proc.hwmBytes / MiB, 1)],
-    ['CPU time per tick, ms (utime+stime / ticks)', fmt((to.proc.cpuMs - from.proc.cpuMs) / measured, 2)],
+    ['CPU time per tick, ms (all threads, scheduler ns / ticks)', fmt((to.proc.cpuMs - from.proc.cpuMs) / measured, 2)],
     ['first Lease write after spawn, ms (audit log; millisecond clocks)', firstLease === undefined ? '-' : fmt(firstLease - spawnedAt)],
     ['CPU share at this interval, % of a core', fmt((100 * (to.proc.cpuMs - from.proc.cpuMs)) / (to.proc.at - from.proc.at), 2)],
   ])

@@ -1,15 +1,20 @@
 /**
- * CPU time and memory of another process, from Linux's /proc, as `top` reads them. utime+stime are
- * in clock ticks (USER_HZ, 100 on every Linux this runs on: `getconf CLK_TCK`); VmRSS and VmHWM in kB.
+ * CPU time and memory of another process, from Linux's /proc, as `top` reads them. VmRSS and VmHWM
+ * are in kB. CPU time is the scheduler's own count, in nanoseconds, of each of the process's threads
+ * (/proc/<pid>/task/<tid>/schedstat), summed: utime+stime count in clock ticks (USER_HZ, 100: 10 ms),
+ * too coarse for a poollet that spends a few milliseconds every 10 s (18 ticks of ~5 ms are 90 ms,
+ * read to ±10 ms). A thread that has exited is no longer counted there, so where the sum falls below
+ * utime+stime (a process whose threads come and go), utime+stime is taken. Node's threads (V8's
+ * platform workers, libuv's pool) live as long as the process.
  */
-import {readFileSync} from 'node:fs'
+import {readFileSync, readdirSync} from 'node:fs'
 
 const USER_HZ = 100
 
 export interface ProcSample {
   /** When sampled, performance.now() milliseconds. */
   at: number
-  /** utime + stime, milliseconds. */
+  /** CPU time of all its threads, milliseconds (see above). */
   cpuMs: number
   rssBytes: number
   /** Peak resident set so far. */
@@ -29,10 +34,11 @@ export function sampleProc(pid: number): ProcSample {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   // utime and stime are fields 14 and 15 of the whole line, so 12 and 13 after "pid (comm) ".
   const ticks = Number(fields[11]) + Number(fields[12])
+  const statMs = (ticks * 1000) / USER_HZ
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024
   const optional = (key: string) => (Number.isNaN(kb(key)) ? undefined : kb(key))
-  return {at: performance.now(), cpuMs: (ticks * 1000) / USER_HZ, rssBytes: kb('VmRSS'), hwmBytes: kb('VmHWM'), anonBytes: optional('RssAnon'), fileBytes: optional('RssFile')}
+  return {at: performance.now(), cpuMs: Math.max(statMs, threadsCpuMs(pid) ?? 0), rssBytes: kb('VmRSS'), hwmBytes: kb('VmHWM'), anonBytes: optional('RssAnon'), fileBytes: optional('RssFile')}
 }
 
 /** CPU used between two samples as a share of one core, in percent. */
@@ -41,3 +47,20 @@ export function cpuShare(from: ProcSample, to: ProcSample): number {
 }
 
 export const MiB = 2 ** 20
+
+/** The sum of the scheduler's run time of each thread of pid, in ms; undefined where /proc has no schedstat. */
+function threadsCpuMs(pid: number): number | undefined {
+  let ns = 0
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+      } catch {
+        // The thread exited between the listing and the read.
+      }
+    }
+  } catch {
+    return undefined
+  }
+  return Number.isFinite(ns) && ns > 0 ? ns / 1e6 : undefined
+}
