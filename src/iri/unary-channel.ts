@@ -83,15 +83,20 @@ class Refused extends Error {}
 const HIGHEST_STATUS: number = Status.UNAUTHENTICATED
 
 /**
- * A grpc-status value as a status, or an error naming a malformed one (grpc-go: "malformed
- * grpc-status", INTERNAL): never NaN, never a code that has no name.
+ * A grpc-status value as the error it means, undefined for OK, or an error naming a malformed one
+ * (grpc-go: "malformed grpc-status", INTERNAL): never NaN, never a code that has no name. OK makes no
+ * error object: a ClientError formats its stack when made (ts-error's ExtendableError), and through
+ * ironpool's source-mapped stacks that was the dearest part of a healthy probe.
  */
-function readStatus(path: string, value: string | string[] | undefined, message: unknown): ClientError {
+function statusError(path: string, value: string | string[] | undefined, message: unknown): ClientError | undefined {
   const text = Array.isArray(value) ? value.join(',') : String(value)
+  if (text === '0') return undefined
   if (!/^\d{1,10}$/.test(text)) return new ClientError(path, Status.INTERNAL, `malformed grpc-status ${JSON.stringify(text)}`)
   const code = Number(text)
   const details = decodeMessage(message)
   if (code > HIGHEST_STATUS) return new ClientError(path, Status.UNKNOWN, `grpc-status ${code}${details === '' ? '' : `: ${details}`}`)
+  // A zero written otherwise ("00"): OK all the same.
+  if (code === 0) return undefined
   return new ClientError(path, code, details)
 }
 
@@ -198,7 +203,8 @@ export class UnaryChannel {
    */
   private readAnswer(path: string, stream: ClientHttp2Stream, finish: (error: Error | undefined, message?: Uint8Array) => void): void {
     let answered = false
-    let status: ClientError | undefined
+    /** The answer's status once read: OK, or the error it means. */
+    let status: {error: ClientError | undefined} | undefined
     const chunks: Buffer[] = []
     let received = 0
     stream.on('response', (headers: IncomingHttpHeaders, flags: number) => {
@@ -208,10 +214,10 @@ export class UnaryChannel {
       const contentType = headers[constants.HTTP2_HEADER_CONTENT_TYPE]
       if (!isGrpcContentType(contentType)) return finish(new ClientError(path, Status.UNKNOWN, contentType === undefined ? 'the answer had no content-type' : `unexpected content-type ${JSON.stringify(contentType)}`))
       // A trailers-only answer: these headers end the stream and carry the status.
-      if ((flags & constants.NGHTTP2_FLAG_END_STREAM) !== 0 && headers['grpc-status'] !== undefined) status = readStatus(path, headers['grpc-status'], headers['grpc-message'])
+      if ((flags & constants.NGHTTP2_FLAG_END_STREAM) !== 0 && headers['grpc-status'] !== undefined) status = {error: statusError(path, headers['grpc-status'], headers['grpc-message'])}
     })
     stream.on('trailers', (headers: IncomingHttpHeaders) => {
-      if (headers['grpc-status'] !== undefined) status = readStatus(path, headers['grpc-status'], headers['grpc-message'])
+      if (headers['grpc-status'] !== undefined) status = {error: statusError(path, headers['grpc-status'], headers['grpc-message'])}
     })
     stream.on('data', (chunk: Buffer) => {
       received += chunk.length
@@ -228,7 +234,7 @@ export class UnaryChannel {
       if (!answered && stream.rstCode === constants.NGHTTP2_REFUSED_STREAM) return finish(new Refused(`stream refused by the server (REFUSED_STREAM)`))
       if (!answered) return finish(new ClientError(path, Status.UNAVAILABLE, `stream closed (code ${stream.rstCode})`))
       if (status === undefined) return finish(new ClientError(path, Status.UNKNOWN, 'the answer had no grpc-status in its trailers'))
-      if (status.code !== Status.OK) return finish(status)
+      if (status.error !== undefined) return finish(status.error)
       const body = Buffer.concat(chunks)
       if (body.length < 5) return finish(new ClientError(path, Status.INTERNAL, 'the answer had no message'))
       if (body[0] !== 0) return finish(new ClientError(path, Status.INTERNAL, 'the answer is compressed, which was not asked for'))
