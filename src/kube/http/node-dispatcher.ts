@@ -160,18 +160,32 @@ export class AnswerTooLargeError extends Error {
   override readonly name = 'AnswerTooLargeError'
 }
 
-/** The whole body of an answer, as text; rejects with AnswerTooLargeError past limitBytes. */
-export async function readText(body: Readable, limitBytes = Infinity): Promise<string> {
-  const chunks: Buffer[] = []
-  let length = 0
-  for await (const chunk of body) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)
-    length += bytes.length
-    if (length > limitBytes) {
-      body.destroy()
-      throw new AnswerTooLargeError(`answer larger than ${limitBytes} bytes`)
+/**
+ * The whole body of an answer, as text; rejects with AnswerTooLargeError past limitBytes. Read by its
+ * events rather than `for await`: an async iterator is several objects and promises a chunk, and this
+ * runs for every request, the poollet's Lease write in each heartbeat among them.
+ */
+export function readText(body: Readable, limitBytes = Infinity): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let length = 0
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+      length += bytes.length
+      if (length > limitBytes) {
+        body.off('data', onData)
+        body.destroy()
+        reject(new AnswerTooLargeError(`answer larger than ${limitBytes} bytes`))
+        return
+      }
+      chunks.push(bytes)
     }
-    chunks.push(bytes)
-  }
-  return Buffer.concat(chunks).toString('utf8')
+    body.on('data', onData)
+    body.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    body.once('error', reject)
+    // Ended without its end (the connection closed mid-body with no error of its own): as `for await` says it.
+    body.once('close', () => {
+      if (!body.readableEnded) reject(Object.assign(new Error('Premature close'), {code: 'ERR_STREAM_PREMATURE_CLOSE'}))
+    })
+  })
 }

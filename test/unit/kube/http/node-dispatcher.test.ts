@@ -101,6 +101,27 @@ describe('NodeDispatcher (real sockets on loopback)', () => {
     expect(received).to.equal('{"spec":"ü"}')
   })
 
+  it('readText: the whole body, a multi-byte character split across chunks included; refuses a body past its limit and one cut short', async () => {
+    const text = '{"spec":"ü"}'
+    const bytes = Buffer.from(text)
+    const split = bytes.indexOf(0xc3) + 1 // inside ü's two bytes
+    handler = (_, response) => {
+      response.writeHead(200, {'Content-Length': bytes.length})
+      response.write(bytes.subarray(0, split))
+      setImmediate(() => response.end(bytes.subarray(split)))
+    }
+    expect(await readText((await get()).body)).to.equal(text)
+    expect(await readText((await get()).body, 4).then(() => 'read', (e: Error) => e.name)).to.equal('AnswerTooLargeError')
+    // A body whose connection ends before its Content-Length is reached fails; it never reads as whole.
+    handler = (_, response) => {
+      response.writeHead(200, {'Content-Length': 100})
+      response.write('{"half":')
+      setImmediate(() => response.socket?.destroy())
+    }
+    const cut = await readText((await get()).body).then((t) => `read ${t}`, (e: Error) => e.message)
+    expect(cut).to.not.match(/^read/)
+  })
+
   it('ends an exchange whose answer does not come within the headers timeout', async () => {
     handler = () => {} // never answers
     const error = await get({headersTimeout: 200}).then(() => undefined, (e: unknown) => e)
