@@ -58,14 +58,22 @@ export function reuseConnections(kc: KubeConfig): void {
   }
   const cache = new Map<string, unknown>()
   dispatchers.set(kc, cache)
+  // The identity of the last request and its key: client-node builds these options afresh for every
+  // request (new Buffers of the same bytes), and hashing them each time was a third of the cost of a
+  // request's authentication (a poollet's heartbeat pays it every tick). Comparing bytes is cheap.
+  let last: {parts: IdentityParts; key: string} | undefined
   target.createDispatcher = (cluster, agentOptions) => {
-    const hash = createHash('sha256')
-    for (const part of [cluster?.server, agentOptions.ca, agentOptions.cert, agentOptions.key, agentOptions.pfx, agentOptions.passphrase, agentOptions.servername]) {
-      hash.update(part === undefined ? '\u0000' : typeof part === 'string' || Buffer.isBuffer(part) ? part : JSON.stringify(part))
-      hash.update('\u0001')
+    const parts = identityParts(cluster, agentOptions)
+    let key = last !== undefined && sameParts(last.parts, parts) && cache.has(last.key) ? last.key : undefined
+    if (key === undefined) {
+      const hash = createHash('sha256')
+      for (const part of parts) {
+        hash.update(part === undefined ? '\u0000' : typeof part === 'string' || Buffer.isBuffer(part) ? part : JSON.stringify(part))
+        hash.update('\u0001')
+      }
+      key = hash.digest('hex')
+      last = {parts, key}
     }
-    hash.update(String(agentOptions.rejectUnauthorized))
-    const key = hash.digest('hex')
     if (!cache.has(key)) {
       // A new identity for a server (a rotated client certificate): the old one's pool is closed
       // gracefully, so each rotation leaves none behind; its requests and watches in flight finish first.
@@ -81,6 +89,24 @@ export function reuseConnections(kc: KubeConfig): void {
     }
     return cache.get(key)
   }
+}
+
+/** What tells one TLS identity of a server from another: server, CA, client certificate and key, verification. */
+type IdentityParts = unknown[]
+
+function identityParts(cluster: Cluster, agentOptions: AgentOptions): IdentityParts {
+  return [cluster?.server, agentOptions.ca, agentOptions.cert, agentOptions.key, agentOptions.pfx, agentOptions.passphrase, agentOptions.servername, String(agentOptions.rejectUnauthorized)]
+}
+
+function sameParts(a: IdentityParts, b: IdentityParts): boolean {
+  return a.length === b.length && a.every((part, i) => samePart(part, b[i]))
+}
+
+function samePart(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b)
+  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) return JSON.stringify(a) === JSON.stringify(b)
+  return false
 }
 
 /** Per KubeConfig and server, the dispatcher of the identity in use. */
