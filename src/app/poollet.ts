@@ -16,7 +16,7 @@ import {describeWritePlan, learnWritePlan} from '../kube/stores/served-schema.ts
 import type {BindAddress} from '../observe/bind-address.ts'
 import type {HealthChecks} from '../observe/healthz.ts'
 import {ObserveServer} from '../observe/http-server.ts'
-import {createPoolletMetrics, createRegistry} from '../observe/metrics.ts'
+import {createPoolletMetrics, createRegistry, poolletEventLoopPrecisionMs} from '../observe/metrics.ts'
 import {recordTick} from '../observe/poollet-tick-metrics.ts'
 import {Manager} from '../runtime/manager.ts'
 import type {Runnable} from '../runtime/runnable.ts'
@@ -42,7 +42,7 @@ export async function runPoollet(wiring: PoolletWiring, signal: AbortSignal): Pr
   const {options, kubeConfig, logger} = wiring
   const kind = options.kind
   const probe = createRuntimeProbe(kind, wiring.runtimeEndpoint, {timeoutMs: options.heartbeatStatusTimeoutMs})
-  const registry = createRegistry()
+  const registry = createRegistry({eventLoopMonitoringPrecisionMs: poolletEventLoopPrecisionMs(options.heartbeatIntervalMs)})
   // The certificate kubeConfig presents, read at each scrape: rotation switches it in place.
   const certificateNotAfter = clientCertificateNotAfter(kubeConfig) === undefined ? undefined : () => clientCertificateNotAfter(kubeConfig)
   const metrics = createPoolletMetrics(registry, kind.name, {certificateNotAfter})

@@ -12,23 +12,38 @@ const PREFIX = 'ironpool_'
 
 /**
  * How often the event-loop-delay monitor behind nodejs_eventloop_lag_{min,max,mean,p50,p90,p99}_seconds
- * samples. prom-client's default, 10 ms, is a timer that wakes a hundred times a second: 3.3–4.3 ms
- * of CPU a second in an otherwise idle process, 33–43 ms per poollet tick at the default 10 s
- * interval, nearly all a poollet spent. A heartbeat cares about stalls of a second and more (its
- * interval is 10 s, its Lease 40 s); sampled once a second such a stall is still measured to the
- * nanosecond (the monitor records how late each wake came), at 0.06 ms of CPU a second (an idle
- * Node 24 process on this machine: 10 ms 3.32, 100 ms 0.54, 1 s 0.06, none 0.005 ms/s). The same for
- * the controller, whose deadlines are seconds too.
+ * samples, unless a component says otherwise. prom-client's default, 10 ms, is a timer that wakes a
+ * hundred times a second: 3.3–4.3 ms of CPU a second in an otherwise idle process, 33–43 ms per
+ * poollet tick at the default 10 s interval, nearly all a poollet spent. The monitor records how late
+ * each of its wakes came, so a stall that spans a wake is measured whole at any resolution; a finer
+ * one only catches shorter stalls. The controller's deadlines are seconds: once a second (0.06 ms of
+ * CPU a second in an idle Node 24 process on this machine: 10 ms 3.32, 100 ms 0.54, 1 s 0.06, none
+ * 0.005 ms/s). The poollet samples once a heartbeat ({@link poolletEventLoopPrecisionMs}).
  */
 export const EVENT_LOOP_MONITORING_PRECISION_MS = 1000
+
+/**
+ * A poollet's monitor wakes once per heartbeat interval (at least once a second): what it guards is
+ * the heartbeat, and a stall too short to span a wake is one the heartbeat rides out. Each wake of a
+ * sleeping process cost ~0.1 ms of CPU, a whole millisecond per 10 s tick at once a second (10 poollets
+ * side by side on one control plane, 10 minutes: 6.51 against 5.48 ms a tick; bench/README.md, issue 21).
+ */
+export function poolletEventLoopPrecisionMs(heartbeatIntervalMs: number): number {
+  return Math.max(EVENT_LOOP_MONITORING_PRECISION_MS, heartbeatIntervalMs)
+}
+
+export interface RegistryOptions {
+  /** The event-loop-delay monitor's resolution. Default {@link EVENT_LOOP_MONITORING_PRECISION_MS}. */
+  eventLoopMonitoringPrecisionMs?: number
+}
 
 /**
  * A fresh registry with the default process and Node.js metrics (CPU, memory, event loop lag, GC).
  * Those keep their standard unprefixed names (process_*, nodejs_*), which stock dashboards expect.
  */
-export function createRegistry(): Registry {
+export function createRegistry(options: RegistryOptions = {}): Registry {
   const registry = new Registry()
-  collectDefaultMetrics({register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_PRECISION_MS})
+  collectDefaultMetrics({register: registry, eventLoopMonitoringPrecision: options.eventLoopMonitoringPrecisionMs ?? EVENT_LOOP_MONITORING_PRECISION_MS})
   // Gauges that prom-client names like counters (promtool check metrics: non-counter metrics should not
   // have "_total" suffix); each is the sum of the same gauge by type (nodejs_active_handles{type}, ...).
   for (const name of MISNAMED_DEFAULT_METRICS) registry.removeSingleMetric(name)

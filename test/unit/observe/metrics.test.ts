@@ -2,7 +2,7 @@ import {expect} from 'chai'
 import {register as globalRegistry} from 'prom-client'
 import {createRequire} from 'node:module'
 import type * as PerfHooks from 'node:perf_hooks'
-import {createControllerMetrics, createPoolletMetrics, createRegistry} from '../../../src/observe/metrics.ts'
+import {createControllerMetrics, createPoolletMetrics, createRegistry, poolletEventLoopPrecisionMs} from '../../../src/observe/metrics.ts'
 
 describe('metrics', () => {
   it('each registry is fresh: two poollets in one process register without collision, the global registry stays empty', async () => {
@@ -20,7 +20,7 @@ describe('metrics', () => {
     expect(text).to.include('process_cpu_user_seconds_total').and.include('nodejs_eventloop_lag_seconds')
   })
 
-  it('its event-loop-delay monitor wakes once a second, not every 10 ms (prom-client’s default: ~4 ms of CPU a second in an idle process)', () => {
+  it('its event-loop-delay monitor wakes once a second (a poollet’s once a heartbeat), not every 10 ms (prom-client’s default: ~4 ms of CPU a second in an idle process)', () => {
     // prom-client reads monitorEventLoopDelay off the CommonJS module object when it starts collecting.
     const perfHooks = createRequire(import.meta.url)('node:perf_hooks') as typeof PerfHooks
     const original = perfHooks.monitorEventLoopDelay
@@ -31,10 +31,13 @@ describe('metrics', () => {
     }
     try {
       createRegistry()
+      createRegistry({eventLoopMonitoringPrecisionMs: poolletEventLoopPrecisionMs(10_000)})
+      createRegistry({eventLoopMonitoringPrecisionMs: poolletEventLoopPrecisionMs(200)})
     } finally {
       perfHooks.monitorEventLoopDelay = original
     }
-    expect(resolutions).to.deep.equal([1000])
+    // The controller's once a second; a poollet's once a heartbeat, never more often than once a second.
+    expect(resolutions).to.deep.equal([1000, 10_000, 1000])
   })
 
   it('the poollet group starts its series at zero', async () => {
