@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=1 --v8-pool-size=1
+#!/usr/bin/env -S node --max-semi-space-size=1 --v8-pool-size=1 --no-memory-reducer
 // The shebang's flags are ironpool's Node flags, in this one place: npm's bin link, the image's
 // ENTRYPOINT and `npm start` run this file by it, and what starts ironpool under process.execPath
 // (the sandbox, the tests, the benches) reads them from it (src/cli/ironpool-process.ts).
@@ -8,6 +8,11 @@
 // --v8-pool-size=1: one V8 background thread (for GC and compilation) instead of four, each of which
 // kept a malloc arena of its own: the controller at 1,000 pools went from 102.8 to 98.6 MiB, for
 // 0.3–1.5 µs more CPU per Lease event at 40k events/s (21.8–22.6 against 21.0–21.6).
+// --no-memory-reducer: V8's memory reducer runs full GCs in a process that has gone quiet, to give
+// memory back; a poollet is quiet between every two heartbeats, and each of those GCs cost it 16–40 ms
+// (interpreted: bin/run.js turns the optimizers off below) for the 1–2 MiB a 16 MiB heap gives back:
+// 1.7 ms of a 10 s tick's 8.2, ten minutes of six poollets side by side (bench/README.md, issue 21).
+// V8 reads it when it sets up the heap, so it cannot be set at run time as --no-opt is below.
 // The statements before the bundle parse and run on any Node from 20 on (bin/launch.js): on one that
 // is not 24, ironpool runs under the Node 24 its install brought, or says in one line what it needs.
 import * as nodeModule from 'node:module'

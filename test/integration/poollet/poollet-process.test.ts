@@ -70,13 +70,14 @@ describe('ironpool poollet: what it cannot reach', function () {
     for (const socket of POOL_KINDS.volume.wellKnownSockets) expect(result.stderr).to.include(socket)
   })
 
-  it('runs under the Node flags of bin/run.js’s shebang (a capped young generation), started by the shebang itself or by the tests', async () => {
+  it('runs under the Node flags of bin/run.js’s shebang (a capped young generation, no memory reducer), started by the shebang itself or by the tests', async () => {
     const plane = await poolletControlPlane()
     const identity = await plane.userIdentity(`${POOL_KINDS.volume.poolletUserPrefix}flags`, [POOL_KINDS.volume.poolletGroup])
     // Waiting for a runtime socket that never comes keeps the process alive long enough to look at it.
     const args = ['poollet', '--pool-name=flags', '--kind=volume', '--runtime-socket-discovery-timeout=30s', `--kubeconfig=${identity.kubeconfig}`, '--log-format=json']
     const flags = ironpoolNodeFlags()
     expect(flags.some((flag) => flag.startsWith('--max-semi-space-size='))).to.be.true
+    expect(flags).to.include('--no-memory-reducer')
     /** The process's argv as the kernel has it, once env has handed over to node. */
     const nodeArgv = (pid: number) =>
       waitFor('node running bin/run.js', () => {
