@@ -1,45 +1,48 @@
-import {HttpMethod, RequestContext} from '@kubernetes/client-node'
+import {KubeConfig} from '@kubernetes/client-node'
 import {expect} from 'chai'
-import {mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
-import path from 'node:path'
-import {renderKubeconfig} from '../../../../src/controlplane/kubeconfig.ts'
-import {createCertificateAuthority} from '../../../../src/controlplane/pki.ts'
-import {loadKubeConfig} from '../../../../src/kube/http/kubeconfig.ts'
+import type {AgentOptions} from 'node:https'
+import {dropConnections, reuseConnections} from '../../../../src/kube/http/kubeconfig.ts'
 
-describe('kubeconfig loading', () => {
-  let dir: string
-  let file: string
+type CreateDispatcher = (cluster: {server?: string}, agentOptions: AgentOptions) => {closed?: boolean}
 
-  before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'ironpool-kc-'))
-    const ca = await createCertificateAuthority()
-    const user = await ca.issue({commonName: 'u', usage: 'client'})
-    file = path.join(dir, 'kubeconfig')
-    await writeFile(file, renderKubeconfig({server: 'https://127.0.0.1:6443', caPem: ca.certPem, user: 'u', credentials: {clientCertificatePem: user.certPem, clientKeyPem: user.keyPem}}))
+/** client-node's private createDispatcher, as reuseConnections() replaced it. */
+function dispatcherOf(): CreateDispatcher {
+  const kc = new KubeConfig()
+  kc.loadFromOptions({
+    clusters: [{name: 'c', server: 'https://127.0.0.1:6443'}],
+    users: [{name: 'u', token: 't'}],
+    contexts: [{name: 'x', cluster: 'c', user: 'u'}],
+    currentContext: 'x',
   })
-  after(async () => {
-    await rm(dir, {recursive: true, force: true})
-  })
+  reuseConnections(kc)
+  const create = (kc as unknown as {createDispatcher: CreateDispatcher}).createDispatcher.bind(kc)
+  return Object.assign(create, {kc})
+}
 
-  async function dispatcherOf(kc: ReturnType<typeof loadKubeConfig>): Promise<unknown> {
-    const context = new RequestContext('https://127.0.0.1:6443/api', HttpMethod.GET)
-    await kc.applySecurityAuthentication(context)
-    return context.getDispatcher()
-  }
+describe('reuseConnections: one connection pool per TLS identity', () => {
+  const cluster = {server: 'https://127.0.0.1:6443'}
+  // client-node builds the options afresh for each request: equal bytes in new Buffers.
+  const identity = (cert: string): AgentOptions => ({ca: Buffer.from('ca'), cert: Buffer.from(cert), key: Buffer.from(`key of ${cert}`), rejectUnauthorized: true})
 
-  it('reuses one connection pool for every request of a KubeConfig (client-node makes one per request)', async () => {
-    const kc = loadKubeConfig({kubeconfig: file})
-    const first = await dispatcherOf(kc)
-    expect(first).to.not.equal(undefined)
-    expect(await dispatcherOf(kc)).to.equal(first)
-  })
-
-  it('names a --kubeconfig file that does not exist', () => {
-    expect(() => loadKubeConfig({kubeconfig: path.join(dir, 'missing')})).to.throw(/does not exist/)
+  it('hands every request of the same identity the same pool, and a new one (the old one closed) when the certificate changes, then keeps that', () => {
+    const create = dispatcherOf()
+    const first = create(cluster, identity('cert-1'))
+    expect(create(cluster, identity('cert-1'))).to.equal(first)
+    expect(create(cluster, identity('cert-1'))).to.equal(first)
+    const rotated = create(cluster, identity('cert-2'))
+    expect(rotated).to.not.equal(first)
+    expect(first.closed, 'the pool of the certificate rotated away is closed').to.equal(true)
+    expect(create(cluster, identity('cert-2'))).to.equal(rotated)
+    // Verification off is another identity too.
+    expect(create(cluster, {...identity('cert-2'), rejectUnauthorized: false})).to.not.equal(rotated)
   })
 
-  it('names a context the kubeconfig does not have', () => {
-    expect(() => loadKubeConfig({kubeconfig: file, context: 'elsewhere'})).to.throw(/context elsewhere not found/)
+  it('after dropConnections() the same identity gets a fresh pool', () => {
+    const create = dispatcherOf()
+    const first = create(cluster, identity('cert-1'))
+    expect(dropConnections((create as unknown as {kc: KubeConfig}).kc)).to.equal(1)
+    const fresh = create(cluster, identity('cert-1'))
+    expect(fresh).to.not.equal(first)
+    expect(create(cluster, identity('cert-1'))).to.equal(fresh)
   })
 })
