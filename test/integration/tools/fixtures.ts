@@ -1,7 +1,9 @@
 /**
  * Pools and Leases for the operator tools' tests, created as admin on the shared control plane: for each
  * kind a True, a False and an Unknown pool, labelled with this run's id so that a selector shows only
- * them (other suites share the control plane). Times are chosen so that the ages are known to the minute.
+ * them (other suites share the control plane). Each pool keeps the moments its Ready changed and its
+ * Lease was renewed, so that a test can tell the ages a command may print from when it ran
+ * (agesBetween), however long the machine took to get there.
  */
 import {V1MicroTime} from '@kubernetes/client-node'
 import {randomBytes} from 'node:crypto'
@@ -9,6 +11,7 @@ import {readFile, writeFile} from 'node:fs/promises'
 import {createServer} from 'node:net'
 import type {ControlPlane} from '../../../src/controlplane/control-plane.ts'
 import {POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../../../src/core/pool-kinds.ts'
+import {formatAge} from '../../../src/core/lifecycle/pool-view.ts'
 import type {ConditionStatus} from '../../../src/core/types.ts'
 import {KubeObjects} from '../../support/kube-objects.ts'
 import {poolletControlPlane} from '../../support/poollet-env.ts'
@@ -22,6 +25,12 @@ export interface ToolPool {
   holder?: string
   /** 'no' for a fresh Lease, 'yes' for one renewed ten minutes ago with a 40s duration. */
   expired: 'no' | 'yes'
+  /** When Ready last changed, ms since the epoch, as the API keeps it (whole seconds). */
+  transitionAt: number
+  /** When the Lease was renewed, ms since the epoch (a MicroTime keeps the milliseconds). */
+  renewedAt: number
+  /** When the Lease expires, ms since the epoch. */
+  expiresAt: number
 }
 
 export interface ToolsWorld {
@@ -56,21 +65,50 @@ export async function createToolsWorld(): Promise<ToolsWorld> {
       const {reason, message} = conditionFor(kind, status)
       await admin.createPool(kind, name)
       await admin.patchPool(kind, name, {metadata: {labels: {'tools-run': run, 'tools-ready': status}}})
-      const at = new Date(now - TRANSITION_AGO_MS).toISOString()
+      // metav1.Time holds whole seconds: the API server drops the milliseconds.
+      const transitionAt = Math.floor((now - TRANSITION_AGO_MS) / 1000) * 1000
+      const at = new Date(transitionAt).toISOString()
       await admin.setConditions(kind, name, [{type: 'Ready', status, reason, message, lastUpdateTime: at, lastTransitionTime: at}])
       const expired = status === 'Unknown' ? 'yes' : 'no'
       const holder = `${name}_0b9e1d8c`
+      const renewedAt = now - (expired === 'yes' ? 10 * MINUTE : 30_000)
+      const leaseDurationSeconds = expired === 'yes' ? 40 : 3600
       await admin.createLease(kind, name, {
         holderIdentity: holder,
-        leaseDurationSeconds: expired === 'yes' ? 40 : 3600,
+        leaseDurationSeconds,
         acquireTime: new V1MicroTime(now - 20 * MINUTE),
-        renewTime: new V1MicroTime(now - (expired === 'yes' ? 10 * MINUTE : 30_000)),
+        renewTime: new V1MicroTime(renewedAt),
         leaseTransitions: 1,
       })
-      pools.push({kind, name, status, reason, message, holder, expired})
+      pools.push({kind, name, status, reason, message, holder, expired, transitionAt, renewedAt, expiresAt: renewedAt + leaseDurationSeconds * 1000})
     }
   }
   return {plane, admin, selector: `tools-run=${run}`, pools}
+}
+
+/** When a command ran: it read its clock somewhere in [from, to] (ms since the epoch). */
+export interface RunWindow {
+  from: number
+  to: number
+}
+
+/** Runs a command and says when it ran. */
+export async function timed<T>(run: () => Promise<T>): Promise<{result: T; window: RunWindow}> {
+  const from = Date.now()
+  const result = await run()
+  return {result, window: {from, to: Date.now()}}
+}
+
+/**
+ * Every age (formatAge, kubectl's format) a command that ran in window may print for the moment `at`:
+ * its clock read anywhere in the window, however slow the machine was. `until` instead: the time left
+ * until `at` (an expiry).
+ */
+export function agesBetween(at: number, window: RunWindow, direction: 'since' | 'until' = 'since'): string[] {
+  const [lo, hi] = direction === 'since' ? [window.from - at, window.to - at] : [at - window.to, at - window.from]
+  const ages = new Set<string>()
+  for (let s = Math.floor(lo / 1000); s <= Math.ceil(hi / 1000); s++) ages.add(formatAge(s * 1000))
+  return [...ages]
 }
 
 /** A port nothing listens on: bound once by us, then closed. */
