@@ -74,6 +74,7 @@ export {BLIND_REASONS, Sight, sightTimings, type BlindReason, type SightOptions,
 export {ViewState, type BlindSpell, type ViewChange, type ViewObserver} from './lifecycle/view-state.ts'
 export {kindEngine, type KindEngine, type KindEngineOptions} from './lifecycle/kind-engine.ts'
 export {DEFAULT_REQUEST_LIMITS, RequestLimiter, type RequestLimits} from './lifecycle/request-limiter.ts'
+export {OVERDUE_STATES, VERDICT_ANNOTATION, VERDICT_VERSION, WOULD_MARK_REASON, type HoldReason, type OverdueState, type VerdictRecord} from './lifecycle/verdict.ts'
 export {VIEW_RESTORED_REASON, breakerEvent, kindObject, viewRestoredEvent} from './lifecycle/lifecycle-reports.ts'
 
 // Leader election: client-go's semantics on a Lease, through the LeaseStore port and the Clock.

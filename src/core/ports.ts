@@ -44,6 +44,8 @@ export interface PoolEvent {
   type: 'Normal' | 'Warning'
   reason: string
   message: string
+  /** Written on the Event's metadata (e.g. the verdict record, VERDICT_ANNOTATION); the edge bounds their size. */
+  annotations?: Record<string, string>
 }
 
 /** The logger the engine speaks to: pino's shape, reduced to what the core uses. */
