@@ -1,7 +1,9 @@
 /**
  * Runs a step at once, then again every interval plus a little jitter, until aborted: Kubernetes'
- * wait.JitterUntil with sliding=true, on the Clock port. The wait starts when a step ends, so a slow
- * step delays the next one and steps never overlap. The jitter spreads a thousand poollets started
+ * wait.JitterUntil on the Clock port. Sliding (the default, sliding=true): the wait starts when a
+ * step ends, so a slow step delays the next one. Fixed (sliding: false): the next step is due an
+ * interval after the last one started, and a step that overran its slot is followed at the next slot
+ * of the same phase, not a full interval after it ended. Steps never overlap. The jitter spreads a thousand poollets started
  * together so that they do not hit the API server in the same instant.
  */
 import {sleep, type Clock} from './clock.ts'
@@ -21,6 +23,8 @@ export interface RunEveryOptions {
   jitterFactor?: number
   /** A number in [0, 1). Default Math.random; a test seam. */
   random?: () => number
+  /** Whether the interval is measured from a step's end (default) or from its start. */
+  sliding?: boolean
 }
 
 /** The wait before the next step: in [intervalMs, intervalMs * (1 + jitterFactor)). */
@@ -33,7 +37,9 @@ export async function runEvery(step: (signal: AbortSignal) => Promise<void>, opt
   const {clock, intervalMs, signal, onError} = options
   const jitterFactor = options.jitterFactor ?? DEFAULT_JITTER_FACTOR
   const random = options.random ?? Math.random
+  const sliding = options.sliding ?? true
   while (!signal.aborted) {
+    const started = clock.monotonic()
     try {
       await step(signal)
     } catch (error) {
@@ -42,12 +48,22 @@ export async function runEvery(step: (signal: AbortSignal) => Promise<void>, opt
     }
     if (signal.aborted) break
     try {
-      await sleep(clock, jittered(intervalMs, jitterFactor, random), signal)
+      await sleep(clock, sliding ? jittered(intervalMs, jitterFactor, random) : nextSlotWait(started, clock.monotonic(), jittered(intervalMs, jitterFactor, random), intervalMs), signal)
     } catch {
       // sleep() rejects only on abort, and it has cancelled its timer already.
       break
     }
   }
+}
+
+/**
+ * For a fixed cadence: the wait from now until the first slot after now, slots every intervalMs from
+ * the step's start plus its jittered first wait. A step that took longer than its slot keeps its phase.
+ */
+export function nextSlotWait(startedAt: number, now: number, firstWaitMs: number, intervalMs: number): number {
+  let due = startedAt + firstWaitMs
+  if (due <= now) due += Math.ceil((now - due) / intervalMs) * intervalMs
+  return Math.max(0, due - now)
 }
 
 /** An onError that throws must not end the loop it reports for. */

@@ -13,6 +13,7 @@ import {REASON_HEARTBEAT_RECEIVED, REASON_RUNTIME_UNREACHABLE, type PoolKind} fr
 import {POOLLET_DEFAULTS} from './poollet-options.ts'
 import type {EventSink, LeaseStore, Logger, PoolStatusStore, RuntimeProbe} from '../ports.ts'
 import {writeReady} from '../ready-writer.ts'
+import {sleep} from '../clock.ts'
 import {runEvery} from '../run-every.ts'
 import {FULL_WRITE_PLAN, type ConditionStatus, type Pool, type StatusWritePlan} from '../types.ts'
 
@@ -95,6 +96,21 @@ export interface TickResult {
   ready: ReadyResult
 }
 
+/**
+ * After a renew() call's attempts at once have failed, the next call waits 200 ms, doubling to 7 s
+ * (Kubernetes' lease controller: backoffEnsureLease), each wait drawn from its upper half so that
+ * poollets failing together do not retry together; retries go on within the Lease duration, counted
+ * from the start of the last renewal that succeeded, so one good second of API renews in time.
+ */
+export const RENEW_BACKOFF_BASE_MS = 200
+export const RENEW_BACKOFF_MAX_MS = 7_000
+
+/** The wait before the n-th (1-based) backoff retry of a renewal: [d/2, d), d = 200 ms · 2^(n-1) capped at 7 s. */
+export function renewBackoffMs(n: number, random: () => number): number {
+  const d = Math.min(RENEW_BACKOFF_BASE_MS * 2 ** Math.min(n - 1, 30), RENEW_BACKOFF_MAX_MS)
+  return d / 2 + (random() * d) / 2
+}
+
 type Optional = 'getPool' | 'events' | 'jitterFactor' | 'random' | 'onLeaseRenewalFailed'
 type Defaulted = Required<Omit<HeartbeatOptions, Optional>> & Pick<HeartbeatOptions, Optional>
 
@@ -113,6 +129,10 @@ export class Heartbeat {
   private readonly options: Defaulted
   private readonly renewer: LeaseRenewer
   private yielded: string | undefined
+  /** When (monotonic) the last renewal that succeeded started: the retry budget runs a Lease duration from it. */
+  private renewedAt: number | undefined
+  /** renew() calls failed since the last success: the backoff grows across ticks, so a long outage is not stormed. */
+  private failedCalls = 0
   /** The last probe's outcome, for a kind whose API has no conditions: its changes are reported. */
   private probeOk: boolean | undefined
 
@@ -130,7 +150,11 @@ export class Heartbeat {
     })
   }
 
-  /** Ticks at once and then every interval (with jitter) until signal aborts; resolves when the last tick ends. */
+  /**
+   * Ticks at once and then every interval (with jitter) until signal aborts; resolves when the last
+   * tick ends. The cadence is fixed: a tick whose renewal retried for long keeps its phase, and the
+   * next one is not pushed a full interval away.
+   */
   run(signal: AbortSignal, onTick?: (result: TickResult) => void): Promise<void> {
     const {clock, intervalMs, jitterFactor, random, logger} = this.options
     return runEvery(
@@ -146,6 +170,7 @@ export class Heartbeat {
         onError: (error) => logger.error({...this.fields(), err: error}, 'heartbeat tick failed'),
         jitterFactor,
         random,
+        sliding: false,
       },
     )
   }
@@ -198,9 +223,30 @@ export class Heartbeat {
   }
 
   private async renewLease(signal: AbortSignal): Promise<LeaseResult> {
-    const started = this.options.clock.monotonic()
-    const renewal: LeaseRenewal = await this.renewer.renew(signal)
-    const durationMs = this.options.clock.monotonic() - started
+    const {clock, leaseDurationMs} = this.options
+    const started = clock.monotonic()
+    // Within the Lease duration from the last good renewal; once that has run out (a long outage),
+    // within this tick's own interval, so that the next tick starts on time.
+    const budgetEnd = Math.max((this.renewedAt ?? started) + leaseDurationMs, started + this.options.intervalMs)
+    let renewal: LeaseRenewal
+    for (;;) {
+      const attemptStarted = clock.monotonic()
+      renewal = await this.renewer.renew(signal, budgetEnd)
+      if (renewal.outcome !== 'error') {
+        this.failedCalls = 0
+        if (renewal.outcome !== 'yielded') this.renewedAt = attemptStarted
+        break
+      }
+      const waitMs = renewBackoffMs(++this.failedCalls, this.options.random ?? Math.random)
+      if (signal.aborted || clock.monotonic() + waitMs >= budgetEnd) break
+      this.reportRenewalFailure(renewal, waitMs)
+      try {
+        await sleep(clock, waitMs, signal)
+      } catch {
+        break
+      }
+    }
+    const durationMs = clock.monotonic() - started
     switch (renewal.outcome) {
       case 'created':
       case 'renewed':
@@ -215,13 +261,21 @@ export class Heartbeat {
         if (renewal.first) await this.reportYield(renewal.holder, renewal.lease.spec.leaseDurationSeconds)
         return {outcome: 'yielded', durationMs, holder: renewal.holder}
       case 'error':
-        this.logFailure(renewal.action, renewal.error, {attempts: renewal.attempts})
-        try {
-          this.options.onLeaseRenewalFailed?.(renewal.error)
-        } catch (error) {
-          this.options.logger.error({...this.fields(), err: error}, 'onLeaseRenewalFailed failed')
-        }
+        this.reportRenewalFailure(renewal)
         return {outcome: 'error', durationMs, error: renewal.error, action: renewal.action}
+    }
+  }
+
+  /**
+   * A renew() call failed (its attempts at once all did): logged, and the edge drops its pooled
+   * connections. retryInMs: the backoff before the next call, when there is one within the budget.
+   */
+  private reportRenewalFailure(renewal: Extract<LeaseRenewal, {outcome: 'error'}>, retryInMs?: number): void {
+    this.logFailure(renewal.action, renewal.error, retryInMs === undefined ? {attempts: renewal.attempts} : {attempts: renewal.attempts, retryInMs: Math.round(retryInMs)})
+    try {
+      this.options.onLeaseRenewalFailed?.(renewal.error)
+    } catch (error) {
+      this.options.logger.error({...this.fields(), err: error}, 'onLeaseRenewalFailed failed')
     }
   }
 

@@ -21,10 +21,11 @@ import type {LeaseStore, Logger} from '../ports.ts'
 import type {Lease} from '../types.ts'
 
 /**
- * Writes per renew() call. Each retry follows a conflict (or a race on create or delete), i.e. another
- * writer got in between; the poollet is normally the Lease's only writer, so two or three settle it,
- * as in Kubernetes (maxUpdateRetries = 5). More would mean a fight over the Lease (two poollets for one
- * pool), which retrying at once cannot settle: the next tick tries again.
+ * Attempts per renew() call, for any error, as Kubernetes' lease controller makes them
+ * (maxUpdateRetries = 5, retryUpdateLease): a conflict (or a race on create or delete) reads the Lease
+ * again first; any other error (a timeout, a 500, a reset connection) is tried again at once, so that
+ * an API that answers part of the time renews within one call. Past that, the caller backs off
+ * (Heartbeat: 200 ms doubling to 7 s, within the Lease duration).
  */
 export const LEASE_WRITE_ATTEMPTS = 5
 
@@ -81,8 +82,11 @@ export class LeaseRenewer {
     this.attempts = options.attempts ?? LEASE_WRITE_ATTEMPTS
   }
 
-  /** Never rejects: failures come back as an 'error' outcome naming the call that failed. */
-  async renew(signal?: AbortSignal): Promise<LeaseRenewal> {
+  /**
+   * Never rejects: failures come back as an 'error' outcome naming the call that failed. until: no
+   * attempt starts at or after this instant (monotonic), so a caller's budget bounds the retries.
+   */
+  async renew(signal?: AbortSignal, until = Number.POSITIVE_INFINITY): Promise<LeaseRenewal> {
     const {store, name} = this.options
     let verb: Verb = 'get'
     for (let attempt = 1; ; attempt++) {
@@ -120,7 +124,7 @@ export class LeaseRenewer {
           (verb === 'create' && error instanceof AlreadyExistsError) ||
           (verb === 'update' && error instanceof NotFoundError)
         if (raced) this.latest = undefined
-        if (!raced || attempt >= this.attempts || signal?.aborted) {
+        if (attempt >= this.attempts || signal?.aborted || this.options.clock.monotonic() >= until) {
           return {outcome: 'error', error, action: `${verb} lease ${this.options.namespace}/${name}`, attempts: attempt}
         }
       }

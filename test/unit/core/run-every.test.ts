@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {DEFAULT_JITTER_FACTOR, jittered, runEvery} from '../../../src/core/run-every.ts'
+import {DEFAULT_JITTER_FACTOR, jittered, nextSlotWait, runEvery} from '../../../src/core/run-every.ts'
 import {FakeClock, flushPromises} from '../../support/fake-clock.ts'
 
 const INTERVAL = 10_000
@@ -96,6 +96,34 @@ describe('runEvery', () => {
     controller.abort()
     steps.finish()
     await done
+  })
+
+  it('with a fixed cadence, a step that overran its slot is followed at the next slot of its phase, not an interval after it ended', async () => {
+    const steps = new Steps(clock, true)
+    const t0 = clock.monotonic()
+    const done = runEvery(steps.step, {clock, intervalMs: INTERVAL, signal: controller.signal, onError: () => {}, random: () => 0, sliding: false})
+    // The first step takes 25 s: the slots at 10 s and 20 s are gone, the next is at 30 s.
+    await clock.advance(25_000)
+    steps.finish()
+    await clock.advance(4_999)
+    expect(steps.starts).to.have.length(1)
+    await clock.advance(1)
+    expect(steps.starts).to.deep.equal([t0, t0 + 30_000])
+    // A quick step keeps the cadence from its start.
+    steps.finish()
+    await clock.advance(INTERVAL)
+    expect(steps.starts).to.deep.equal([t0, t0 + 30_000, t0 + 40_000])
+    expect(steps.maxRunning).to.equal(1)
+    controller.abort()
+    steps.finish()
+    await done
+  })
+
+  it('nextSlotWait keeps the phase of the step that started the slots', () => {
+    expect(nextSlotWait(0, 3_000, 10_000, 10_000)).to.equal(7_000)
+    expect(nextSlotWait(0, 10_000, 10_000, 10_000)).to.equal(0)
+    expect(nextSlotWait(0, 10_001, 10_000, 10_000)).to.equal(9_999)
+    expect(nextSlotWait(0, 25_000, 10_400, 10_000)).to.equal(5_400)
   })
 
   it("passes a step's error to onError and goes on", async () => {

@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import {ForbiddenError, ProbeError} from '../../../../src/core/errors.ts'
-import {Heartbeat, type HeartbeatOptions, type TickResult} from '../../../../src/core/heartbeat/heartbeat.ts'
-import {defaultHolderIdentity} from '../../../../src/core/heartbeat/lease-renewer.ts'
+import {Heartbeat, RENEW_BACKOFF_MAX_MS, renewBackoffMs, type HeartbeatOptions, type TickResult} from '../../../../src/core/heartbeat/heartbeat.ts'
+import {LEASE_WRITE_ATTEMPTS, defaultHolderIdentity} from '../../../../src/core/heartbeat/lease-renewer.ts'
 import {POOL_KINDS} from '../../../../src/core/pool-kinds.ts'
 import type {PoolEvent, RuntimeProbe} from '../../../../src/core/ports.ts'
 import type {Pool, PoolCondition} from '../../../../src/core/types.ts'
@@ -35,6 +35,15 @@ class ScriptedProbe implements RuntimeProbe {
 }
 
 describe('Heartbeat', () => {
+  /** Moves the fake clock in small steps until the promise settles (a renewal's backoff sleeps on it). */
+  async function untilSettled<T>(promise: Promise<T>, maxMs = 120_000): Promise<T> {
+    let settled = false
+    void promise.finally(() => (settled = true)).catch(() => {})
+    for (let waited = 0; !settled && waited < maxMs; waited += 50) await clock.advance(50)
+    expect(settled, `settled within ${maxMs} ms of fake time`).to.equal(true)
+    return promise
+  }
+
   let clock: FakeClock
   let leases: FakeLeaseStore
   let pools: FakePoolStatusStore
@@ -214,9 +223,10 @@ describe('Heartbeat', () => {
   it('a Lease write refused by the API is logged with verb and resource; Ready is still published', async () => {
     const beat = heartbeat()
     await beat.tickOnce(controller.signal)
-    leases.script.failNext('update', () => new ForbiddenError('leases.coordination.k8s.io "p1" is forbidden'))
+    // Refused for longer than the Lease duration: every retry fails, the tick ends with the error.
+    leases.script.failNext('update', () => new ForbiddenError('leases.coordination.k8s.io "p1" is forbidden'), 1_000)
     probe.answer = 'fail'
-    const result = await beat.tickOnce(controller.signal)
+    const result = await untilSettled(beat.tickOnce(controller.signal))
     expect(result.lease).to.deep.include({outcome: 'error', action: `update lease ${LEASE}`})
     expect(result.lease.error).to.be.instanceOf(ForbiddenError)
     const [entry] = logger.at('error')
@@ -231,8 +241,13 @@ describe('Heartbeat', () => {
     await beat.tickOnce(controller.signal)
     expect(failures).to.deep.equal([])
     const timeout = new Error('update lease: no answer within 10s')
+    // One failed attempt is retried at once and renews: no repeated failure yet.
     leases.script.failNext('update', () => timeout)
-    await beat.tickOnce(controller.signal)
+    expect((await beat.tickOnce(controller.signal)).lease.outcome).to.equal('renewed')
+    expect(failures).to.deep.equal([])
+    // All attempts of one call failing is: the edge drops its connections, and the backoff's retry renews.
+    leases.script.failNext('update', () => timeout, LEASE_WRITE_ATTEMPTS)
+    expect((await untilSettled(beat.tickOnce(controller.signal))).lease.outcome).to.equal('renewed')
     expect(failures).to.deep.equal([timeout])
     await beat.tickOnce(controller.signal)
     expect(failures).to.have.length(1)
@@ -253,19 +268,70 @@ describe('Heartbeat', () => {
   })
 
   it('run(): ticks at once and every interval; API errors are logged and the loop goes on', async () => {
-    leases.script.failNext('create', () => new ForbiddenError('forbidden'))
+    // Every attempt of the first call fails, and the Lease duration is too short for a backoff's retry.
+    leases.script.failNext('create', () => new ForbiddenError('forbidden'), LEASE_WRITE_ATTEMPTS)
     const results: TickResult[] = []
-    const done = heartbeat({intervalMs: 10_000, random: () => 0}).run(controller.signal, (r) => results.push(r))
+    const done = heartbeat({intervalMs: 10_000, leaseDurationMs: 10_050, random: () => 0}).run(controller.signal, (r) => results.push(r))
     await flushPromises()
-    expect(results.map((r) => r.lease.outcome)).to.deep.equal(['error'])
+    // The backoff's first wait (100 ms) still fits the budget: the retry creates the Lease.
+    await clock.advance(100)
+    expect(results.map((r) => r.lease.outcome)).to.deep.equal(['created'])
     expect(logger.at('error').map((e) => e.msg)).to.deep.equal([`create lease ${LEASE} failed: forbidden`])
-    await clock.advance(10_000)
-    expect(results.map((r) => r.lease.outcome)).to.deep.equal(['error', 'created'])
-    await clock.advance(10_000)
-    expect(results.map((r) => r.lease.outcome)).to.deep.equal(['error', 'created', 'renewed'])
+    // The next tick keeps the first tick's cadence (10 s from its start), not 10 s from its end.
+    await clock.advance(9_899)
+    expect(results).to.have.length(1)
+    await clock.advance(1)
+    expect(results.map((r) => r.lease.outcome)).to.deep.equal(['created', 'renewed'])
+    // Refused for good: the third tick (at 20 s, past the Lease's 10.05 s) retries within its own interval and ends before the fourth is due.
+    leases.script.failNext('update', () => new ForbiddenError('forbidden'), 1_000)
+    await clock.advance(19_990)
+    expect(results.map((r) => r.lease.outcome)).to.deep.equal(['created', 'renewed', 'error'])
     controller.abort()
     await done
     expect(clock.pending).to.equal(0)
+  })
+
+  it('renewBackoffMs: 200 ms doubling to 7 s, each wait in the upper half of its step', () => {
+    expect([1, 2, 3, 6, 7, 12, 40].map((n) => renewBackoffMs(n, () => 0))).to.deep.equal([100, 200, 400, 3_200, RENEW_BACKOFF_MAX_MS / 2, 3_500, 3_500])
+    expect(renewBackoffMs(1, () => 0.999_999)).to.be.closeTo(200, 0.01)
+    expect(renewBackoffMs(9, () => 0.999_999)).to.be.closeTo(RENEW_BACKOFF_MAX_MS, 0.01)
+  })
+
+  it('a renewal whose attempts at once all fail is retried after a backoff within the same tick, and renews', async () => {
+    const beat = heartbeat({random: () => 0})
+    await beat.tickOnce(controller.signal)
+    leases.script.failNext('update', () => new Error('update lease: no answer within 10s'), LEASE_WRITE_ATTEMPTS + 2)
+    const before = leases.script.calls('update')
+    const tick = beat.tickOnce(controller.signal)
+    await flushPromises()
+    expect(leases.script.calls('update') - before).to.equal(LEASE_WRITE_ATTEMPTS)
+    await clock.advance(99)
+    expect(leases.script.calls('update') - before).to.equal(LEASE_WRITE_ATTEMPTS)
+    await clock.advance(1)
+    const result = await tick
+    expect(result.lease.outcome).to.equal('renewed')
+    expect(leases.script.calls('update') - before).to.equal(LEASE_WRITE_ATTEMPTS + 3)
+    expect(leases.peek(NAME)?.spec.renewTime).to.equal(new Date(clock.wall()).toISOString().replace('Z', '000Z'))
+  })
+
+  it('retries stop within the Lease duration, counted from the last renewal that succeeded', async () => {
+    const beat = heartbeat({random: () => 0, leaseDurationMs: 40_000})
+    await beat.tickOnce(controller.signal)
+    const renewedAt = clock.monotonic()
+    leases.script.failNext('update', () => new Error('connection reset'), 10_000)
+    await clock.advance(10_000)
+    const result = await untilSettled(beat.tickOnce(controller.signal))
+    expect(result.lease.outcome).to.equal('error')
+    // No attempt was started past the budget, and the tick gave up before it ran out.
+    expect(clock.monotonic()).to.be.at.most(renewedAt + 40_000 + 50)
+    expect(clock.monotonic()).to.be.above(renewedAt + 40_000 - RENEW_BACKOFF_MAX_MS - 50)
+    // A later tick, past the Lease, retries within its own interval, at the backoff reached so far (3.5-7 s).
+    await clock.advance(10_000)
+    const calls = leases.script.calls('update')
+    const tickStart = clock.monotonic()
+    await untilSettled(beat.tickOnce(controller.signal))
+    expect(clock.monotonic()).to.be.at.most(tickStart + 10_000)
+    expect(leases.script.calls('update') - calls).to.be.within(LEASE_WRITE_ATTEMPTS, 3 * LEASE_WRITE_ATTEMPTS)
   })
 
   it('run(): abort during a probe ends the tick without writing, and run() resolves', async () => {

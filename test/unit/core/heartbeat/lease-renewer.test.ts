@@ -84,10 +84,21 @@ describe('LeaseRenewer', () => {
     expect(store.peek(NAME)?.spec.renewTime).to.equal('2026-01-01T00:00:10.250000Z')
   })
 
-  it('does not retry errors other than races, and names the call that failed', async () => {
-    store.script.failNext('create', () => new ForbiddenError('leases is forbidden'))
+  it('retries any error at once, up to the attempts, as the lease controller does, and names the call that failed', async () => {
+    store.script.failNext('create', () => new ForbiddenError('leases is forbidden'), LEASE_WRITE_ATTEMPTS)
     const result = await renewer.renew()
-    expect(result).to.deep.include({outcome: 'error', action: `create lease ${NS}/${NAME}`, attempts: 1})
+    expect(result).to.deep.include({outcome: 'error', action: `create lease ${NS}/${NAME}`, attempts: LEASE_WRITE_ATTEMPTS})
+    expect(store.script.calls('create')).to.equal(LEASE_WRITE_ATTEMPTS)
+    // A timeout, then an answer: one call renews.
+    store.script.failNext('create', () => new Error('create lease: no answer within 10s'), 2)
+    expect((await renewer.renew()).outcome).to.equal('created')
+    expect(store.script.calls('create')).to.equal(LEASE_WRITE_ATTEMPTS + 3)
+  })
+
+  it('starts no attempt at or after the instant it is given', async () => {
+    store.script.failNext('create', () => new Error('connection reset'), LEASE_WRITE_ATTEMPTS)
+    const result = await renewer.renew(undefined, clock.monotonic())
+    expect(result).to.deep.include({outcome: 'error', attempts: 1})
     expect(store.script.calls('create')).to.equal(1)
   })
 
