@@ -6,6 +6,7 @@
 import type {MaxUnhealthy} from '../../src/core/lifecycle/max-unhealthy.ts'
 import type {BreakerReport, MarkReport, PoolLifecycleOptions, UnmarkableReport} from '../../src/core/lifecycle/lifecycle-options.ts'
 import {PoolLifecycle} from '../../src/core/lifecycle/pool-lifecycle.ts'
+import type {RequestLimiter} from '../../src/core/lifecycle/request-limiter.ts'
 import {POOL_KINDS, READY_CONDITION, type PoolKind} from '../../src/core/pool-kinds.ts'
 import type {EventSink, PoolEvent} from '../../src/core/ports.ts'
 import type {ConditionStatus, Lease, Pool, PoolCondition} from '../../src/core/types.ts'
@@ -25,6 +26,8 @@ export class RecordingEvents implements EventSink {
 export interface FixtureOptions extends Partial<Omit<PoolLifecycleOptions, 'clock' | 'store' | 'events' | 'logger'>> {
   /** Start as leader with a whole view (default true); false leaves both off. */
   active?: boolean
+  /** A limiter on the fixture's clock, for a test that shapes the queue. */
+  makeLimiter?: (clock: FakeClock) => RequestLimiter
   maxUnhealthy?: MaxUnhealthy
 }
 
@@ -45,7 +48,7 @@ export class LifecycleFixture {
   private readonly delivered = new Map<string, string | undefined>()
 
   constructor(options: FixtureOptions = {}) {
-    const {active = true, ...rest} = options
+    const {active = true, makeLimiter, ...rest} = options
     this.kind = rest.kind ?? POOL_KINDS.machine
     this.engine = new PoolLifecycle({
       gracePeriodMs: GRACE,
@@ -54,6 +57,7 @@ export class LifecycleFixture {
       // The API's truth: what the watch delivered, plus renewals it has not (renewUnseen).
       confirmLease: (name) => Promise.resolve(this.apiLeases.get(name)),
       ...rest,
+      ...(makeLimiter === undefined ? {} : {limiter: makeLimiter(this.clock)}),
       kind: this.kind,
       clock: this.clock,
       store: this.store,

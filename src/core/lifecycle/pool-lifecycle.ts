@@ -286,6 +286,9 @@ export class PoolLifecycle {
       } else if (overdue.heldUntil === undefined && (this.deadlines.get(name) ?? now) > now) {
         overdue.retries = 0
         this.deadlines.set(name, now)
+      } else if (!overdue.unmarkable && !this.deadlines.has(name) && record.readyStatus !== 'Unknown') {
+        // Overdue, unmarked, nothing in flight and no look armed: looked at now, so no pool is stranded.
+        this.deadlines.set(name, now)
       }
     }
   }
@@ -482,7 +485,14 @@ export class PoolLifecycle {
       return
     }
     overdue.busy = false
-    this.options.onRequest(true)
+    // Only a request that was sent is an answer for the sight: a write declined before it left says nothing of the API.
+    if (sent) this.options.onRequest(true)
+    if (result.outcome === 'declined' || (result.outcome === 'unchanged' && readyOf(result.pool).status !== 'Unknown')) {
+      // Not written, and the pool may still be overdue (the view turned blind, or the breaker opened,
+      // while the write waited its turn): it must have a next look, or nothing would look at it again.
+      this.rearmOverdue(name, overdue)
+      return
+    }
     if (result.outcome === 'not-writable' || result.outcome === 'not-held') {
       // Staleness reported, never claimed as a mark: nothing was stored.
       overdue.unmarkable = true
@@ -554,6 +564,13 @@ export class PoolLifecycle {
     if (this.evidence.monotonic() - record.lastChange < this.options.gracePeriodMs) return undefined
     if (readyOf(pool).status === 'Unknown') return undefined
     return unknownReady(this.options.kind, pool)
+  }
+
+  /** A look for an overdue pool whose attempt ended without a verdict: soon when whole, at once when whole again if blind. */
+  private rearmOverdue(name: string, overdue: Overdue): void {
+    if (!this.active || this.overdue.get(name) !== overdue || this.deadlines.has(name)) return
+    if (this.breaker.tripped) return // the breaker's recovery restarts what it held
+    this.deadlines.set(name, this.evidence.monotonic() + (this.whole ? this.options.retryBaseMs : 0))
   }
 
   private failed(name: string, overdue: Overdue, error: unknown, what: string, wasWrite: boolean): void {

@@ -1,0 +1,58 @@
+/**
+ * No pool can be stranded (issue 26, item 4): an overdue pool whose attempt ended without a verdict
+ * has a next look. The review's case: a blind spell begins while Unknown writes wait in the limiter;
+ * each write is declined at its turn, and nothing looked at those pools again.
+ */
+import {expect} from 'chai'
+import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
+import type {PoolLifecycle} from '../../../../src/core/lifecycle/pool-lifecycle.ts'
+import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
+
+/** A limiter that turns the view blind the first time a write (urgent) reaches it, as a spell that begins while writes wait. */
+class BlindingLimiter extends RequestLimiter {
+  engine: PoolLifecycle | undefined
+  spells = 0
+  override run<T>(call: () => Promise<T>, options: {urgent?: boolean; signal?: AbortSignal} = {}): Promise<T> {
+    if (options.urgent === true && this.spells === 0) {
+      this.spells++
+      this.engine?.setViewWhole(false)
+    }
+    return super.run(call, options)
+  }
+}
+
+describe('controller lifecycle: no pool is stranded', () => {
+  it('a write declined because the view turned blind while it waited is looked at again when whole, and the pool is marked', async () => {
+    let limiter: BlindingLimiter | undefined
+    const wired = new LifecycleFixture({makeLimiter: (clock) => (limiter = new BlindingLimiter(clock))})
+    if (limiter === undefined) throw new Error('the fixture made no limiter')
+    limiter.engine = wired.engine
+    wired.putPool('p', {ready: 'True'})
+    await wired.advance(GRACE)
+    // The write reached the limiter blind: declined, nothing written.
+    expect(limiter.spells).to.equal(1)
+    expect(wired.writes).to.equal(0)
+    expect(wired.engine.overdueStats().pools).to.equal(1)
+    await wired.advance(10 * GRACE)
+    expect(wired.writes, 'nothing is written while blind').to.equal(0)
+    wired.engine.setViewWhole(true)
+    await wired.advance(0)
+    expect(wired.marks.map((m) => m.name)).to.deep.equal(['p'])
+    expect(wired.ready('p')?.status).to.equal('Unknown')
+  })
+
+  it('a write declined because the sight said no at its turn (the view still whole) is retried after the base delay', async () => {
+    let calls = 0
+    let refuseAt = 0
+    const fx = new LifecycleFixture({canJudge: () => ++calls !== refuseAt, retryBaseMs: 1_000})
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(GRACE - 1)
+    // The judgements before a write: the deadline's, mark()'s, after the confirming read, then decide()'s.
+    refuseAt = calls + 4
+    await fx.advance(1)
+    expect(fx.writes).to.equal(0)
+    expect(fx.engine.nextLook('p'), 'a next look is armed').to.equal(fx.clock.monotonic() + 1_000)
+    await fx.advance(1_000)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+  })
+})
