@@ -17,7 +17,7 @@ export {
 export type * from './types.ts'
 export {CONDITION_FIELDS, CONDITION_STATUSES, FULL_WRITE_PLAN} from './types.ts'
 export {conditionDiffers, findCondition, formatMicroTime, formatTime, setCondition, type DesiredCondition} from './conditions.ts'
-export {AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError, ProbeError, errorMessage} from './errors.ts'
+export {AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError, ProbeError, RejectedError, errorMessage, isAnswer} from './errors.ts'
 export type {EventSink, LeaseStore, Logger, PoolEvent, PoolStatusStore, RuntimeProbe} from './ports.ts'
 export {READY_WRITE_ATTEMPTS, writeReady, type ReadyWriteOptions, type ReadyWriteResult} from './ready-writer.ts'
 

@@ -31,7 +31,7 @@
 import type {DesiredCondition} from '../conditions.ts'
 import {bounded} from '../bounded.ts'
 import {DeadlineQueue} from './deadline-queue.ts'
-import {ConflictError, ForbiddenError, NotFoundError, errorMessage} from '../errors.ts'
+import {errorMessage, isAnswer} from '../errors.ts'
 import {EvidenceClock} from './evidence-clock.ts'
 import {HealthTracker, readyOf, type HealthRecord} from './health-tracker.ts'
 import {lifecycleDefaults, retryDelay, type PoolLifecycleOptions, type ResolvedLifecycleOptions} from './lifecycle-options.ts'
@@ -58,6 +58,12 @@ interface Overdue {
   reported?: boolean
   /** With the breaker on: held until this instant (evidence clock) before it is judged. */
   heldUntil?: number
+  /**
+   * A failure of this pool's requests has been told to the sight: its next ones are not. One pool's
+   * trouble (a webhook that fails its writes, a request that hangs) counts once toward the request
+   * rule, so a few bad pools retrying cannot make up the share that blinds the controller.
+   */
+  failureTold?: boolean
 }
 
 export interface BreakerState {
@@ -417,7 +423,7 @@ export class PoolLifecycle {
       overdue.busy = false
       // Aborted because leadership changed: no failure, nothing to tell the sight.
       if (era.aborted) return
-      this.options.onRequest(false, `confirming the silence of ${this.options.kind.name}pool ${name}: ${errorMessage(error)}`)
+      this.tellSight(overdue, error, `confirming the silence of ${this.options.kind.name}pool ${name}: ${errorMessage(error)}`)
       this.options.observer.confirmRead?.(name, 'failed')
       this.failed(name, overdue, error, 'reading its Lease to confirm the silence failed', false)
       return
@@ -472,8 +478,8 @@ export class PoolLifecycle {
         {urgent: true, signal: era},
       )
     } catch (error) {
-      const answered = error instanceof ConflictError || error instanceof NotFoundError || error instanceof ForbiddenError
-      if (!answered) this.options.onRequest(false, `writing Ready=Unknown to ${this.options.kind.name}pool ${name}: ${errorMessage(error)}`)
+      const answered = isAnswer(error)
+      if (sent) this.tellSight(overdue, error, `writing Ready=Unknown to ${this.options.kind.name}pool ${name}: ${errorMessage(error)}`)
       // Sent, and no answer says it did not land: read the pool back to know.
       if (sent && !answered && (await this.settle(name, overdue))) {
         overdue.busy = false
@@ -564,6 +570,20 @@ export class PoolLifecycle {
     if (this.evidence.monotonic() - record.lastChange < this.options.gracePeriodMs) return undefined
     if (readyOf(pool).status === 'Unknown') return undefined
     return unknownReady(this.options.kind, pool)
+  }
+
+  /**
+   * A request of this pool's failed: an answer (the API refused it: 4xx but 429) is an answer for the
+   * sight; any other failure is told once per overdue pool (see Overdue.failureTold).
+   */
+  private tellSight(overdue: Overdue, error: unknown, detail: string): void {
+    if (isAnswer(error)) {
+      this.options.onRequest(true)
+      return
+    }
+    if (overdue.failureTold) return
+    overdue.failureTold = true
+    this.options.onRequest(false, detail)
   }
 
   /** A look for an overdue pool whose attempt ended without a verdict: soon when whole, at once when whole again if blind. */

@@ -5,7 +5,7 @@
  */
 import {ApiException} from './client-node.ts'
 import {ApiStatusError} from './api-request.ts'
-import {AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError} from '../../core/index.ts'
+import {AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError, RejectedError} from '../../core/index.ts'
 
 /** What was attempted, e.g. {verb: 'update', resource: 'lease ironcore-machinepool-lease/p1'}. */
 export interface Attempt {
@@ -59,6 +59,8 @@ export function translateApiError(error: unknown, attempt: Attempt): Error {
         ? new AlreadyExistsError(`${what}: already exists`, {cause: error})
         : new ConflictError(`${what}: conflict: ${detail}`, {cause: error})
     default:
+      // Refused as it was (400, 422, a webhook's 4xx): answered. 429 and 5xx are the server's trouble.
+      if (answer.code >= 400 && answer.code < 500 && answer.code !== 429) return new RejectedError(`${what}: HTTP ${answer.code}: ${detail}`, answer.code, {cause: error})
       return new Error(`${what}: HTTP ${answer.code}: ${detail}`, {cause: error})
   }
 }

@@ -4,6 +4,7 @@
  * each write is declined at its turn, and nothing looked at those pools again.
  */
 import {expect} from 'chai'
+import {RejectedError} from '../../../../src/core/errors.ts'
 import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
 import type {PoolLifecycle} from '../../../../src/core/lifecycle/pool-lifecycle.ts'
 import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
@@ -53,6 +54,33 @@ describe('controller lifecycle: no pool is stranded', () => {
     expect(fx.writes).to.equal(0)
     expect(fx.engine.nextLook('p'), 'a next look is armed').to.equal(fx.clock.monotonic() + 1_000)
     await fx.advance(1_000)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+  })
+})
+
+describe("controller lifecycle: one pool's trouble stays that pool's", () => {
+  it('a pool whose writes fail again and again (a webhook that answers 500) is told to the sight once, and is retried', async () => {
+    const told: boolean[] = []
+    const fx = new LifecycleFixture({onRequest: (ok) => told.push(ok), retryBaseMs: 1_000, retryMaxMs: 1_000})
+    fx.putPool('bad', {ready: 'True'})
+    fx.store.script.failNext('writeConditions', () => new Error('update machinepools/status bad: HTTP 500: Internal error occurred: failed calling webhook'), 6)
+    await fx.advance(GRACE)
+    await fx.advance(6_000)
+    // Six confirms answered, six writes failed: the failures count once.
+    expect(fx.writes).to.equal(7)
+    expect(told.filter((ok) => !ok)).to.have.length(1)
+    expect(told.filter((ok) => ok).length).to.be.at.least(6)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['bad'])
+  })
+
+  it('a write the API refuses (422 Invalid) is an answer for the sight, not a failure', async () => {
+    const told: boolean[] = []
+    const fx = new LifecycleFixture({onRequest: (ok) => told.push(ok), retryBaseMs: 1_000, retryMaxMs: 1_000})
+    fx.putPool('p', {ready: 'True'})
+    fx.store.script.failNext('writeConditions', () => new RejectedError('update machinepools/status p: HTTP 422: Invalid value', 422), 3)
+    await fx.advance(GRACE)
+    await fx.advance(3_000)
+    expect(told).to.not.include(false)
     expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
   })
 })
