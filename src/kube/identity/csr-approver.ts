@@ -13,10 +13,12 @@
  * Work is fair across requesters (spec.username, which kube-apiserver sets): a queue per requester,
  * served round-robin, at most one review (SubjectAccessReview, approval) in flight per requester and
  * four in all, so that one bootstrap token flooding CSRs delays another requester's by one review at most;
- * and its Warning Events are bounded (20, then one a minute), its log lines not.
+ * and its Warning Events are bounded (20, then one a minute), its log lines not. Every value of the
+ * request in a message (log line or Event) is bounded and escaped (./untrusted-text.ts), and each Event
+ * message is at most Kubernetes' 1024 bytes.
  */
 import type {KubeConfig, V1CertificateSigningRequest, V1SubjectAccessReview} from '@kubernetes/client-node'
-import {CSR_API_GROUP, errorMessage, FairQueue, judgePoolletCsr, TokenBucket, type Clock, type EventSink, type Logger, type PoolKind} from '../../core/index.ts'
+import {brokenRule, CSR_API_GROUP, errorMessage, FairQueue, judgePoolletCsr, TokenBucket, type Clock, type CsrFacts, type CsrJudgement, type CsrRequester, type EventSink, type Logger, type PoolKind} from '../../core/index.ts'
 import {httpStatus, translateApiError} from '../http/api-errors.ts'
 import {ListWatchCache} from '../watch/list-watch-cache.ts'
 import {customObjectSource} from '../watch/list-watch-source.ts'
@@ -24,6 +26,7 @@ import type {KubeObject} from '../watch/list-watch-store.ts'
 import {apiRequest} from '../http/api-request.ts'
 import {csrPath} from './certificate-request.ts'
 import {readCsr} from './x509.ts'
+import {boundMessage, EVENT_MESSAGE_MAX, quoteUntrusted} from './untrusted-text.ts'
 import {watchTimeoutSeconds} from '../watch/resource-caches.ts'
 import {WATCHDOG_DEFAULT_MS} from '../watch/list-watch-options.ts'
 
@@ -46,6 +49,34 @@ export const REASON_NOT_APPROVED = 'CertificateNotApproved'
 /** IronCore's approval message, per kind. */
 export function approvalMessage(kind: PoolKind): string {
   return `Auto approving ${kind.name} pool client certificate after SubjectAccessReview.`
+}
+
+/** A rule's message whose requester values could not be bounded one by one is bounded whole, to this. */
+const JUDGEMENT_MESSAGE_MAX = 512
+/** The authorizer's reason a SubjectAccessReview gives, bounded (a webhook authorizer may say anything). */
+const REVIEW_REASON_MAX = 256
+
+/**
+ * The message of a broken judgement, with every requester value in it (subject values, signer, usages,
+ * extensions, attributes, why it is unreadable, username and groups) passed through quoteUntrusted():
+ * the rule is asked again of the same facts with those values bounded and escaped. Bounding can change
+ * which rule such facts break (two long names equal in their first 128 characters), so when the rule
+ * asked again is not the one judged, the judged message is escaped and bounded whole instead.
+ */
+export function refusalMessage(judgement: Extract<CsrJudgement, {verdict: 'broken'}>, facts: CsrFacts, requester: CsrRequester): string {
+  const q = (value: string) => quoteUntrusted(value)
+  const bounded: CsrFacts = {
+    signerName: q(facts.signerName),
+    usages: facts.usages.map(q),
+    ...(facts.unreadable !== undefined && {unreadable: quoteUntrusted(facts.unreadable, JUDGEMENT_MESSAGE_MAX)}),
+    subject: facts.subject.map((rdn) => rdn.map((a) => ({type: q(a.type), stringType: q(a.stringType), value: q(a.value)}))),
+    extensions: facts.extensions.map(q),
+    attributes: facts.attributes.map(q),
+    signatureValid: facts.signatureValid,
+  }
+  const again = brokenRule(judgement.kind, bounded, {username: q(requester.username), groups: requester.groups.map(q)})
+  const message = again?.rule === judgement.rule ? again.message : quoteUntrusted(judgement.message, JUDGEMENT_MESSAGE_MAX)
+  return `not a valid ${judgement.kind.name} poollet client certificate request (rule ${judgement.rule}): ${message}`
 }
 
 function decided(csr: Csr): boolean {
@@ -130,11 +161,11 @@ export class CsrApprover {
     const facts = await readCsr({signerName: spec.signerName, usages: spec.usages, request: Buffer.from(spec.request, 'base64')})
     const judgement = judgePoolletCsr(facts, {username: user, groups: spec.groups ?? []})
     if (judgement.verdict === 'foreign') {
-      this.o.logger.debug({csr: name, user}, "no poollet's certificate signing request; left to other approvers")
+      this.o.logger.debug({csr: name, user: quoteUntrusted(user)}, "no poollet's certificate signing request; left to other approvers")
       return
     }
     if (judgement.verdict === 'broken') {
-      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `not a valid ${judgement.kind.name} poollet client certificate request (rule ${judgement.rule}): ${judgement.message}`, judgement.rule)
+      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, refusalMessage(judgement, facts, {username: user, groups: spec.groups ?? []}), judgement.rule)
       return
     }
     const {kind, subresource} = judgement
@@ -160,7 +191,7 @@ export class CsrApprover {
       return
     }
     if (!allowed) {
-      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `${user} may not create certificatesigningrequests/${subresource}${why ? `: ${why}` : ''}`, 'subject-access-review')
+      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `${quoteUntrusted(user)} may not create certificatesigningrequests/${subresource}${why ? `: ${quoteUntrusted(why, REVIEW_REASON_MAX)}` : ''}`, 'subject-access-review')
       return
     }
     // The CSR as read, every field kept, with the Approved condition added.
@@ -176,17 +207,19 @@ export class CsrApprover {
       this.o.logger[level]({csr: name, error: errorMessage(translateApiError(error, {verb: 'approve', resource: `certificatesigningrequest ${name}`}))}, 'could not approve')
       return
     }
-    this.o.logger.info({csr: name, user, kind: kind.name, pool: judgement.pool, subresource}, 'approved a poollet client certificate')
-    this.report(csr, uid, 'Normal', REASON_APPROVED, `${approvalMessage(kind)} (${user})`)
+    this.o.logger.info({csr: name, user: quoteUntrusted(user), kind: kind.name, pool: judgement.pool, subresource}, 'approved a poollet client certificate')
+    this.report(csr, uid, 'Normal', REASON_APPROVED, `${approvalMessage(kind)} (${quoteUntrusted(user)})`)
   }
 
-  private report(csr: Csr, uid: string, type: 'Normal' | 'Warning', reason: string, message: string, rule?: string): void {
+  /** `message` has its requester values bounded and escaped already; here it is bounded whole, for the log line as for the Event. */
+  private report(csr: Csr, uid: string, type: 'Normal' | 'Warning', reason: string, unbounded: string, rule?: string): void {
     if (this.reported.has(uid)) return
+    const message = boundMessage(unbounded, EVENT_MESSAGE_MAX)
     this.reported.add(uid)
     if (type === 'Warning') {
       const user = csr.spec.username ?? ''
       const event = this.warningBudget(user).tryTake()
-      this.o.logger.info({csr: csr.metadata?.name, user, rule, reason, message, ...(!event && {event: 'suppressed: this requester used its Warning Events'})}, 'poollet certificate signing request not approved')
+      this.o.logger.info({csr: csr.metadata?.name, user: quoteUntrusted(user), rule, reason, message, ...(!event && {event: 'suppressed: this requester used its Warning Events'})}, 'poollet certificate signing request not approved')
       if (!event) return
     }
     this.o.events.record({apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', name: csr.metadata?.name ?? '', uid: csr.metadata?.uid, type, reason, message})
