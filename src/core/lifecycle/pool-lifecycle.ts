@@ -227,6 +227,26 @@ export class PoolLifecycle {
     return {pools, oldestMs}
   }
 
+  /**
+   * Pools that are overdue (silent past their grace period, blind time cut out) and not marked, with
+   * no next step: no look armed, nothing in flight, not held by the breaker, not reported unmarkable.
+   * Empty unless the engine has a defect; the simulator (sim/) asks after every step. O(pools).
+   */
+  strandedPools(): string[] {
+    if (!this.active || this.breaker.tripped) return []
+    const now = this.evidence.monotonic()
+    const stranded: string[] = []
+    for (const name of this.tracker.names()) {
+      const record = this.tracker.get(name)
+      if (record === undefined || record.readyStatus === 'Unknown' || record.lastChange + this.options.gracePeriodMs > now) continue
+      if (this.deadlines.has(name)) continue
+      const overdue = this.overdue.get(name)
+      if (overdue !== undefined && (overdue.busy || overdue.unmarkable)) continue
+      stranded.push(name)
+    }
+    return stranded
+  }
+
   get breakerState(): BreakerState {
     return {tripped: this.breaker.tripped, unhealthy: this.breaker.unhealthy, total: this.breaker.total}
   }

@@ -1,0 +1,199 @@
+/**
+ * One controller replica as src/app/controller.ts and kind-controller.ts wire it: the real Sight
+ * (probing with a one-item list of the lease namespace), one RequestLimiter, kindEngine with the pool
+ * and Lease caches, the confirming read and the Unknown write bounded as in production, and, with
+ * several replicas, the real LeaderElector. As the manager does, the engine leads only once both caches
+ * are whole; losing leadership ends the process (its writes finish and settle first), and the kubelet
+ * starts it again a second later, with nothing remembered.
+ */
+import {
+  DEFAULT_REQUEST_LIMITS,
+  LeaderElector,
+  RequestLimiter,
+  Sight,
+  kindEngine,
+  sightTimings,
+  type KindEngine,
+  type Lease,
+  type Logger,
+  type Pool,
+  type PoolEvent,
+} from '../src/core/index.ts'
+import type {PoolKind} from '../src/core/pool-kinds.ts'
+import {watchGapToleranceMs} from '../src/app/kind-controller.ts'
+import type {Fault, FaultTimeline} from './faults.ts'
+import type {Party, SimApi} from './sim-api.ts'
+import {SimCache} from './sim-cache.ts'
+import {PartyClock, type SimClock} from './sim-clock.ts'
+
+/** As kind-controller.ts: the deadline of an Unknown write. */
+const UNKNOWN_WRITE_TIMEOUT_MS = 5_000
+export const LEADER_NAMESPACE = 'ironpool-system'
+const RESTART_DELAY_MS = 1_000
+
+export interface ReplicaHooks {
+  event(replica: number, event: PoolEvent): void
+  marked(replica: number, pool: string): void
+  leading(replica: number, leading: boolean): void
+}
+
+export interface SimReplicaOptions {
+  sim: SimClock
+  api: SimApi
+  kind: PoolKind
+  index: number
+  gracePeriodMs: number
+  leaderElection: boolean
+  faults: readonly Fault[]
+  timeline: FaultTimeline
+  poolIndex: (name: string) => number | undefined
+  random: () => number
+  logger: Logger
+  hooks: ReplicaHooks
+}
+
+/** One life of the replica's process. */
+class ReplicaProcess {
+  readonly clock: PartyClock
+  readonly engine: KindEngine
+  private readonly stop = new AbortController()
+  private readonly caches: SimCache[]
+  leading = false
+
+  constructor(o: SimReplicaOptions, onExit: () => void) {
+    const {sim, api, kind, index, gracePeriodMs, logger} = o
+    this.clock = new PartyClock(sim)
+    const clock = this.clock
+    const party = (timeoutMs: number): Party => ({ref: {role: 'controller', index}, clock, timeoutMs})
+    const timings = sightTimings(gracePeriodMs)
+    const probeParty = party(timings.probeTimeoutMs)
+    const sight = new Sight({clock, logger, probe: (signal) => api.getLease(probeParty, kind.leaseNamespace, '', signal).then(() => undefined), ...timings})
+    const caches: Record<'pools' | 'leases', SimCache> = {} as never
+    const engine = kindEngine({
+      kind,
+      clock,
+      sight,
+      caches: ['pools', 'leases'],
+      limiter: new RequestLimiter(clock, DEFAULT_REQUEST_LIMITS),
+      store: api.poolStore(party(UNKNOWN_WRITE_TIMEOUT_MS), o.poolIndex),
+      getPool: (name) => caches.pools.get(name) as Pool | undefined,
+      getLease: (name) => caches.leases.get(name) as Lease | undefined,
+      confirmLease: (name, signal) => api.getLease(probeParty, kind.leaseNamespace, name, signal),
+      confirmTimeoutMs: timings.probeTimeoutMs,
+      events: {record: (event) => o.hooks.event(index, event)},
+      logger,
+      gracePeriodMs,
+      observer: {
+        confirmRead: (_name, outcome) => {
+          if (outcome === 'renewed') caches.leases.requestRelist('a confirming read found a renewal the watch had not delivered')
+        },
+        marked: (report) => o.hooks.marked(index, report.name),
+      },
+    })
+    this.engine = engine
+    const gapToleranceMs = watchGapToleranceMs(gracePeriodMs)
+    const lagOf = () => o.timeline.watchLagMs(index, sim.now())
+    for (const resource of ['pools', 'leases'] as const) {
+      caches[resource] = new SimCache({
+        resource,
+        api,
+        sim,
+        party: party(timings.probeTimeoutMs * 2),
+        gapToleranceMs,
+        faults: o.faults,
+        replica: index,
+        sink: {
+          state: (reason, detail, relisted) => engine.cacheState(resource, reason, detail, relisted),
+          upsert: (object) => (resource === 'pools' ? engine.lifecycle.poolUpserted(object as Pool) : engine.lifecycle.leaseUpserted(object as Lease)),
+          delete: (name) => (resource === 'pools' ? engine.lifecycle.poolDeleted(name) : engine.lifecycle.leaseDeleted(name)),
+        },
+      })
+    }
+    this.caches = [caches.pools, caches.leases]
+    void sight.run(this.stop.signal)
+    for (const cache of this.caches) cache.start(lagOf)
+
+    const lead = (leading: boolean) => {
+      this.leading = leading
+      engine.lifecycle.setLeader(leading)
+      o.hooks.leading(index, leading)
+    }
+    // The manager: caches first, then leader election (or leading at once without it).
+    const startElection = () => {
+      if (!o.leaderElection) {
+        lead(true)
+        return
+      }
+      const elector = new LeaderElector({
+        store: api.leaseStore(party(5_000), LEADER_NAMESPACE),
+        clock,
+        logger,
+        identity: `replica-${index}-${Math.floor(o.random() * 1e9)}`,
+        name: 'ironpool-controller',
+        namespace: LEADER_NAMESPACE,
+        releaseOnCancel: true,
+        random: o.random,
+        onStartedLeading: (leaderSignal) => {
+          lead(true)
+          leaderSignal.addEventListener('abort', () => lead(false), {once: true})
+        },
+      })
+      void elector.run(this.stop.signal).then(async (result) => {
+        if (result !== 'lost') return
+        // LeadershipLostError: the writes in flight finish and settle, then the process exits.
+        lead(false)
+        await engine.lifecycle.close()
+        this.exit()
+        onExit()
+      })
+    }
+    let unsynced = this.caches.length
+    for (const cache of this.caches) cache.onceSynced(() => --unsynced === 0 && startElection())
+  }
+
+  /** The process ends (killed, or exiting): nothing of it runs again. */
+  exit(): void {
+    this.stop.abort()
+    for (const cache of this.caches) cache.stop()
+    this.clock.kill()
+  }
+}
+
+export class SimReplica {
+  private readonly o: SimReplicaOptions
+  process: ReplicaProcess | undefined
+  restarts = 0
+
+  constructor(o: SimReplicaOptions) {
+    this.o = o
+    for (const f of o.faults) {
+      if (f.class === 'controller-pause' && f.replica === o.index) o.sim.at(f.start, () => this.process?.clock.pause(f.end))
+      if (f.class === 'controller-restart' && f.replica === o.index) {
+        o.sim.at(f.start, () => this.kill())
+        o.sim.at(f.end, () => this.start())
+      }
+    }
+  }
+
+  start(): void {
+    if (this.process !== undefined) return
+    this.process = new ReplicaProcess(this.o, () => {
+      this.process = undefined
+      this.restarts++
+      this.o.sim.at(this.o.sim.now() + RESTART_DELAY_MS, () => this.start())
+    })
+  }
+
+  kill(): void {
+    const p = this.process
+    if (p === undefined) return
+    this.process = undefined
+    if (p.leading) this.o.hooks.leading(this.o.index, false)
+    p.exit()
+  }
+
+  /** The engine, when this replica's process is running and leads. */
+  get leader(): KindEngine | undefined {
+    return this.process?.leading ? this.process.engine : undefined
+  }
+}
