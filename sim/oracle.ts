@@ -7,8 +7,8 @@
  *     spoilt on its own link (its node was cut off: Unknown is then the truth). Trouble of the API as a
  *     whole (stalls, refused writes, slowness) excuses nothing: the controller must see it.
  * (L) Every dead pool marked within its bound: by the instant at which the time since its death,
- *     minus the time impaired by faults that blind a controller (each fault's interval plus a settle
- *     window of a grace period and 10 s), reaches G + slack. The pool's own failing writes impair it alone.
+ *     minus the time impaired by faults that blind a controller (each fault's interval and what
+ *     follows it, impairedUntil()), reaches G + slack. The pool's own failing writes impair it alone.
  * (I) After every instant: no overdue, unmarked pool of a leading engine without a next step
  *     (PoolLifecycle.strandedPools()).
  * (R) Every mark that landed is reported (logged, Evented, counted) once, by the replica that wrote it.
@@ -18,10 +18,41 @@ import type {Fault, PartyRef} from './faults.ts'
 import type {WatchEvent} from './sim-api.ts'
 import type {Scenario} from './schedule.ts'
 
-/** The time after a fault that still counts as impaired in the bound. */
-export function settleMs(gracePeriodMs: number): number {
-  return gracePeriodMs + 10_000
+/** The poollets' heartbeat interval and request deadline: a settle window is one of each. */
+const SETTLE_MS = 20_000
+/** Leadership passes within a lease duration and a few retries: 15 s + 2 × 2.2 s, rounded up. */
+const TAKEOVER_MS = 20_000
+
+/**
+ * When a fault stops impairing a controller, as the design promises: API-wide trouble, once its
+ * settle window (one heartbeat interval plus one request deadline) has passed, and 10 s for the
+ * first look; trouble in which events may have been missed (a relist, a pause of the process, a
+ * restart), a whole grace period later, since every grace period starts afresh.
+ */
+export function impairedUntil(f: Fault, gracePeriodMs: number): number {
+  switch (f.class) {
+    case 'stall':
+    case 'refuse-writes':
+    case 'slow':
+    case 'loss':
+      return f.end + SETTLE_MS + 10_000
+    case 'watch-gap':
+      return f.end + (f.relist ? gracePeriodMs : 0) + 10_000
+    case 'watch-lag':
+      return f.end + f.lagMs + 10_000
+    case 'watch-silence':
+      return f.end + 10_000
+    case 'controller-pause':
+      return f.end + TAKEOVER_MS + gracePeriodMs + 10_000
+    case 'controller-restart':
+      return Math.max(f.end, f.start + TAKEOVER_MS) + gracePeriodMs + 10_000
+    case 'write-fail':
+      return f.end + SETTLE_MS + 10_000
+    case 'poollet-pause':
+      return f.end
+  }
 }
+
 /** Confirm, queue, write, and a retry: added to the grace period in the bound. */
 export const BOUND_SLACK_MS = 30_000
 
@@ -74,14 +105,14 @@ export class Oracle {
     this.poolIndex = poolIndex
     this.pauses = new Map()
     for (const f of scenario.faults) if (f.class === 'poollet-pause') this.pauses.set(f.pool, [...(this.pauses.get(f.pool) ?? []), [f.start, f.end]])
-    this.impaired = merge(scenario.faults.filter((f) => impairsController(f)).map((f) => [f.start, f.end + settleMs(gracePeriodMs)]))
+    this.impaired = merge(scenario.faults.filter((f) => impairsController(f)).map((f) => [f.start, impairedUntil(f, gracePeriodMs)]))
   }
 
   died(pool: number, at: number): void {
     this.killedAt.set(pool, at)
     const own = merge([
       ...this.impaired,
-      ...this.scenario.faults.filter((f) => f.class === 'write-fail' && f.pool === pool).map((f): Interval => [f.start, f.end + settleMs(this.g)]),
+      ...this.scenario.faults.filter((f) => f.class === 'write-fail' && f.pool === pool).map((f): Interval => [f.start, impairedUntil(f, this.g)]),
     ])
     const dead: DeadPool = {pool, diedAt: at, boundAt: clearBy(own, at, this.g + BOUND_SLACK_MS)}
     // Already Unknown (its poollet was paused or cut off before it died): nothing left to mark.

@@ -38,6 +38,8 @@ export interface RunOptions extends ScenarioOptions {
   /** Where a trace goes, line by line: every log line of every party, the faults and the verdicts. */
   trace?: (line: string) => void
   scenario?: Scenario
+  /** Wire the sight's write probe (default true). */
+  writeProbe?: boolean
 }
 
 const quiet: Logger = {debug() {}, info() {}, warn() {}, error() {}}
@@ -121,6 +123,7 @@ export async function runSeed(seed: number, options: RunOptions = {}): Promise<S
       poolIndex,
       random,
       logger: logger(`replica-${r}`),
+      writeProbe: options.writeProbe ?? true,
       hooks: {
         event: (_replica, event) => {
           if (event.reason === KIND.unknownReason) oracle.markEvented(event.name)
@@ -133,7 +136,12 @@ export async function runSeed(seed: number, options: RunOptions = {}): Promise<S
     replica.start()
   }
 
+  // After every instant; with hundreds of pools, once a simulated second (the check is O(pools)).
+  const checkEveryMs = scenario.pools > 100 ? 1_000 : 0
+  let checkedAt = -Infinity
   await sim.runUntil(scenario.durationMs, () => {
+    if (sim.now() - checkedAt < checkEveryMs) return
+    checkedAt = sim.now()
     for (let r = 0; r < replicas.length; r++) {
       const engine = replicas[r]!.leader
       if (engine === undefined) continue

@@ -47,7 +47,9 @@ export function drawScenario(seed: number, options: ScenarioOptions = {}): Scena
   const int = (lo: number, hi: number) => Math.floor(between(lo, hi + 1))
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
   const durationMs = options.durationMs ?? 15 * 60 * S
-  const pools = int(8, 30)
+  // One seed in twenty is a region's worth: more pools than the request limiter lets out at once.
+  const large = random() < 0.05
+  const pools = large ? int(250, 1200) : int(8, 30)
   const replicas = pick([1, 1, 1, 2, 2, 3])
   // Faults begin after every pool has been seen for a grace period, and end with room for the bound.
   const from = 90 * S
@@ -157,10 +159,24 @@ export function drawScenario(seed: number, options: ScenarioOptions = {}): Scena
     dead.add(i)
     deaths.push({pool: i, at: Math.round(at)})
   }
-  if (random() < 0.3) {
+  if (large || random() < 0.3) {
     // En masse: a rack, a zone.
     const at = between(60 * S, to)
-    for (let k = Math.round(pools * between(0.3, 0.7)); k > 0; k--) kill(at, pool())
+    for (let k = Math.round(pools * (large ? between(0.5, 0.9) : between(0.3, 0.7))); k > 0; k--) kill(at, pool())
+    // A blind spell just as their marks are confirmed and written (the review's fourth row).
+    if (random() < 0.5) {
+      const start = Math.round(at + 50 * S + between(0, 3) * S)
+      const length = Math.round(between(1, 8) * S)
+      const r = replica()
+      faults.push(
+        pick<Fault>([
+          {class: 'watch-gap', start, end: start + length, replica: r, resource: 'leases', relist: false},
+          {class: 'stall', start, end: start + length},
+          {class: 'controller-pause', start, end: start + length, replica: r},
+          {class: 'loss', start, end: start + length, target: 'controllers', rate: 0.5},
+        ]),
+      )
+    }
   }
   for (let k = int(1, 4); k > 0; k--) kill(between(60 * S, to), pool())
   // A pool whose writes fail dies while they do: the review's fifth row.

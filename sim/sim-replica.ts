@@ -11,8 +11,10 @@ import {
   LeaderElector,
   RequestLimiter,
   Sight,
+  WRITE_PROBE_DEFAULTS,
   kindEngine,
   sightTimings,
+  writeProbe,
   type KindEngine,
   type Lease,
   type Logger,
@@ -50,6 +52,8 @@ export interface SimReplicaOptions {
   random: () => number
   logger: Logger
   hooks: ReplicaHooks
+  /** The sight's write probe, as the controller wires it (off: the wiring before it existed). */
+  writeProbe: boolean
 }
 
 /** One life of the replica's process. */
@@ -67,7 +71,14 @@ class ReplicaProcess {
     const party = (timeoutMs: number): Party => ({ref: {role: 'controller', index}, clock, timeoutMs})
     const timings = sightTimings(gracePeriodMs)
     const probeParty = party(timings.probeTimeoutMs)
-    const sight = new Sight({clock, logger, probe: (signal) => api.getLease(probeParty, kind.leaseNamespace, '', signal).then(() => undefined), ...timings})
+    const identity = `replica-${index}-${Math.floor(o.random() * 1e9)}`
+    const sight = new Sight({
+      clock,
+      logger,
+      probe: (signal) => api.getLease(probeParty, kind.leaseNamespace, '', signal).then(() => undefined),
+      ...timings,
+      ...(o.writeProbe ? {writeProbe: writeProbe({leases: api.leaseStore(party(timings.writeProbeTimeoutMs ?? WRITE_PROBE_DEFAULTS.timeoutMs), LEADER_NAMESPACE), namespace: LEADER_NAMESPACE, holderIdentity: identity, clock})} : {}),
+    })
     const caches: Record<'pools' | 'leases', SimCache> = {} as never
     const engine = kindEngine({
       kind,
@@ -128,7 +139,7 @@ class ReplicaProcess {
         store: api.leaseStore(party(5_000), LEADER_NAMESPACE),
         clock,
         logger,
-        identity: `replica-${index}-${Math.floor(o.random() * 1e9)}`,
+        identity,
         name: 'ironpool-controller',
         namespace: LEADER_NAMESPACE,
         releaseOnCancel: true,

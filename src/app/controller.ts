@@ -4,7 +4,7 @@
  * lives in src/core.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {systemClock, DEFAULT_REQUEST_LIMITS, LeaderElector, type LeaderElectionTimings, type MaxUnhealthy, RequestLimiter, Sight, sightTimings, type PoolKind, type Logger} from '../core/index.ts'
+import {systemClock, CONTROLLER_DEFAULTS, DEFAULT_REQUEST_LIMITS, LeaderElector, type LeaderElectionTimings, type MaxUnhealthy, RequestLimiter, Sight, sightTimings, writeProbe, type PoolKind, type Logger} from '../core/index.ts'
 import {createApiProbe, type ApiProbe} from '../kube/stores/api-probe.ts'
 import {EventRecorder} from '../kube/stores/event-recorder.ts'
 import {describeWritePlan, learnWritePlan} from '../kube/stores/served-schema.ts'
@@ -26,6 +26,8 @@ export interface ControllerWiring {
   gracePeriodMs: number
   maxUnhealthy?: MaxUnhealthy
   leaderElection?: {namespace: string; id: string; identity: string; timings: LeaderElectionTimings}
+  /** Where the sight's write probe renews its Lease without leader election. Default: the leader-election namespace's default. */
+  writeProbeNamespace?: string
   metricsAddress?: BindAddress
   probeAddress?: BindAddress
   /** `--approve-poollet-csrs`: approve poollets' client certificates by IronCore's rules (csr-approval.ts). */
@@ -56,7 +58,21 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   const events = new EventRecorder({kubeConfig: wiring.kubeConfig, clock: systemClock, logger, component: CONTROLLER_COMPONENT})
   const timings = sightTimings(wiring.gracePeriodMs)
   const probeNamespace = wiring.kinds[0]?.leaseNamespace ?? 'default'
-  const sight = new Sight({clock: systemClock, logger, probe: measuredProbe(createApiProbe(wiring.kubeConfig, probeNamespace, timings.probeTimeoutMs), metrics), ...timings})
+  // The write probe renews a Lease of the controller's own where its RBAC lets it write Leases: the
+  // leader-election namespace (whether or not it elects), so that refused writes are blindness too.
+  const writeProbeNamespace = wiring.leaderElection?.namespace ?? wiring.writeProbeNamespace ?? CONTROLLER_DEFAULTS.leaderElectionNamespace
+  const sight = new Sight({
+    clock: systemClock,
+    logger,
+    probe: measuredProbe(createApiProbe(wiring.kubeConfig, probeNamespace, timings.probeTimeoutMs), metrics),
+    ...timings,
+    writeProbe: writeProbe({
+      leases: createLeaseStore(wiring.kubeConfig, writeProbeNamespace, {requestTimeoutMs: timings.writeProbeTimeoutMs}),
+      namespace: writeProbeNamespace,
+      holderIdentity: wiring.leaderElection?.identity ?? CONTROLLER_COMPONENT,
+      clock: systemClock,
+    }),
+  })
   // What each kind's API can hold of a Ready condition, learnt once (IronCore's BucketPool: nothing).
   const plans = await Promise.all(wiring.kinds.map((kind) => learnWritePlan(wiring.kubeConfig, kind, {logger})))
   wiring.kinds.forEach((kind, i) => logger.info({kind: kind.name}, `write plan: ${describeWritePlan(kind, plans[i]!)}`))

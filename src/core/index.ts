@@ -70,7 +70,8 @@ export {
   type MaxUnhealthy,
 } from './lifecycle/max-unhealthy.ts'
 export type {HealthRecord} from './lifecycle/health-tracker.ts'
-export {BLIND_REASONS, Sight, sightTimings, type BlindReason, type SightOptions, type SightState} from './lifecycle/sight.ts'
+export {BLIND_REASONS, Sight, WRITE_PROBE_DEFAULTS, sightTimings, type BlindReason, type SightOptions, type SightState} from './lifecycle/sight.ts'
+export {WRITE_PROBE_LEASE, writeProbe, type WriteProbeOptions} from './lifecycle/write-probe.ts'
 export {ViewState, type BlindSpell, type ViewChange, type ViewObserver} from './lifecycle/view-state.ts'
 export {kindEngine, type KindEngine, type KindEngineOptions} from './lifecycle/kind-engine.ts'
 export {DEFAULT_REQUEST_LIMITS, RequestLimiter, type RequestLimits} from './lifecycle/request-limiter.ts'

@@ -22,10 +22,18 @@
  *   requests in it; 1e-8 at 20); an outage fails nearly every request at once. Cleared like a
  *   pause: by a probe started after it answering.
  * A pause of this process stays immediate blindness: it is certain, not a sample.
+ *
+ * Reads are not enough: with etcd refusing writes (NOSPACE) every read answers while no poollet can
+ * renew, and their silence is no evidence. With a write probe (the controller renewing a Lease of its
+ * own at the poollets' cadence and request deadline), {@link WRITE_FAILURE_THRESHOLD} failed writes in
+ * a row are blindness from the last write that landed (one is a lossy link's sample, not an outage;
+ * backdating makes the second probe's delay cost nothing); and once writes land again, the sight
+ * stays blind for a settle window of one write interval plus one deadline, the time in which every
+ * live poollet has had a tick and its request's deadline to renew. Only then does silence count again.
  */
 import {bounded} from '../bounded.ts'
 import {sleep, type Clock} from '../clock.ts'
-import {errorMessage} from '../errors.ts'
+import {errorMessage, isAnswer} from '../errors.ts'
 import type {Logger} from '../ports.ts'
 
 /** Why the view is not whole, from the most to the least telling. */
@@ -45,7 +53,22 @@ export interface SightOptions {
   tickMs: number
   /** A tick later than this past its due time means the process was paused or starved. */
   maxLagMs: number
+  /**
+   * A write of the controller's own that proves writes land (writeProbe() in write-probe.ts); rejects
+   * on failure. An answered refusal (403, 404, 409) proves the API answers, not that it stores: it
+   * counts as landed, and is logged once. Absent: writes are taken on trust.
+   */
+  writeProbe?: (signal: AbortSignal) => Promise<void>
+  /** Between write probes: the poollets' heartbeat interval. Default 10 s. */
+  writeProbeIntervalMs?: number
+  /** The write probe's deadline: the poollets' request deadline. Default 10 s. */
+  writeProbeTimeoutMs?: number
 }
+
+/** The poollets' defaults (poollet-options.ts): heartbeat 10 s, requests bounded by min(interval, Lease duration). */
+export const WRITE_PROBE_DEFAULTS = {intervalMs: 10_000, timeoutMs: 10_000} as const
+/** Write probes that fail in a row before the sight is blind. */
+export const WRITE_FAILURE_THRESHOLD = 2
 
 export interface SightState {
   reason: 'paused' | 'api-unanswered' | undefined
@@ -65,7 +88,7 @@ export const REQUEST_FAILURES_MIN = 5
 type Listener = (state: SightState) => void
 
 /** Derives the sight's timings from the grace period: probes well inside it, lag far below it. */
-export function sightTimings(gracePeriodMs: number): Pick<SightOptions, 'probeIntervalMs' | 'probeTimeoutMs' | 'tickMs' | 'maxLagMs'> {
+export function sightTimings(gracePeriodMs: number): Pick<SightOptions, 'probeIntervalMs' | 'probeTimeoutMs' | 'tickMs' | 'maxLagMs' | 'writeProbeIntervalMs' | 'writeProbeTimeoutMs'> {
   const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), hi)
   return {
     // 10 probes per grace period, at most one every 5 s: 50 s grace → one cheap GET every 5 s.
@@ -74,6 +97,9 @@ export function sightTimings(gracePeriodMs: number): Pick<SightOptions, 'probeIn
     tickMs: clamp(gracePeriodMs / 20, 100, 1_000),
     // Generous for a busy machine (GC pauses, a loaded core), still well below any grace period.
     maxLagMs: clamp(gracePeriodMs / 4, 1_000, 5_000),
+    // The poollets' cadence and deadline as their defaults relate to the grace (10 s of 50 s).
+    writeProbeIntervalMs: clamp(gracePeriodMs / 5, 200, WRITE_PROBE_DEFAULTS.intervalMs),
+    writeProbeTimeoutMs: clamp(gracePeriodMs / 5, 200, WRITE_PROBE_DEFAULTS.timeoutMs),
   }
 }
 
@@ -101,6 +127,14 @@ export class Sight {
   /** Recent answers to other requests (time, ok), oldest first, within requestWindowMs. */
   private readonly answers: {at: number; ok: boolean}[] = []
   private reported: SightState = {reason: 'api-unanswered', detail: 'not yet probed'}
+  /** Why writes are taken for failing, and since when (the last write that landed). */
+  private writeProblem: string | undefined
+  private writeProblemSince = 0
+  private lastGoodWriteEnd: number | undefined
+  /** After writes failed: blind until then, so every live poollet has had its chance to renew. */
+  private settleUntil: number | undefined
+  private refusalLogged = false
+  private writeFailures = 0
 
   constructor(options: SightOptions) {
     this.o = options
@@ -161,7 +195,8 @@ export class Sight {
     this.lastTick = this.o.clock.monotonic()
     const ticking = this.tick(signal)
     const probing = this.probeLoop(signal)
-    await Promise.all([ticking, probing])
+    const writing = this.writeProbeLoop(signal)
+    await Promise.all([ticking, probing, writing])
   }
 
   private async tick(signal: AbortSignal): Promise<void> {
@@ -228,6 +263,56 @@ export class Sight {
     this.update()
   }
 
+  private async writeProbeLoop(signal: AbortSignal): Promise<void> {
+    const probe = this.o.writeProbe
+    if (probe === undefined) return
+    const intervalMs = this.o.writeProbeIntervalMs ?? WRITE_PROBE_DEFAULTS.intervalMs
+    const timeoutMs = this.o.writeProbeTimeoutMs ?? WRITE_PROBE_DEFAULTS.timeoutMs
+    const {clock} = this.o
+    while (!signal.aborted) {
+      const started = clock.monotonic()
+      try {
+        await bounded(probe, {clock, timeoutMs, signal, timeoutError: () => new Error(`no answer within ${timeoutMs} ms`)})
+        this.writeLanded(intervalMs + timeoutMs)
+      } catch (error) {
+        if (signal.aborted) return
+        if (isAnswer(error)) {
+          if (!this.refusalLogged) this.o.logger.warn({err: errorMessage(error)}, 'the write probe is refused: writes are taken on trust (see the RBAC of the leader-election namespace)')
+          this.refusalLogged = true
+          this.writeLanded(0)
+        } else if (++this.writeFailures >= WRITE_FAILURE_THRESHOLD && this.writeProblem === undefined) {
+          this.writeProblem = `writes fail: ${errorMessage(error)}`
+          this.writeProblemSince = this.lastGoodWriteEnd ?? started
+          this.settleUntil = undefined
+          this.update()
+        }
+      }
+      try {
+        await sleep(clock, Math.max(0, started + intervalMs - clock.monotonic()), signal)
+      } catch {
+        return
+      }
+    }
+  }
+
+  /** A write landed; after a spell of failed writes, blind for settleMs more. */
+  private writeLanded(settleMs: number): void {
+    const now = this.o.clock.monotonic()
+    this.lastGoodWriteEnd = now
+    this.writeFailures = 0
+    if (this.writeProblem === undefined) return
+    this.writeProblem = undefined
+    if (settleMs > 0) {
+      const until = now + settleMs
+      this.settleUntil = until
+      this.o.clock.setTimer(settleMs, () => {
+        if (this.settleUntil === until) this.settleUntil = undefined
+        this.update()
+      })
+    }
+    this.update()
+  }
+
   /** The state the evidence shows now; listeners hear a change. */
   private update(): void {
     const now = this.o.clock.monotonic()
@@ -236,6 +321,10 @@ export class Sight {
       next = {reason: 'paused', detail: `the event loop ran ${this.pauseGapMs} ms late (paused or starved)`, blindForMs: this.pauseGapMs}
     } else if (this.apiProblem !== undefined) {
       next = {reason: 'api-unanswered', detail: this.apiProblem, blindForMs: this.apiProblemSinceMs}
+    } else if (this.writeProblem !== undefined) {
+      next = {reason: 'api-unanswered', detail: this.writeProblem, blindForMs: now - this.writeProblemSince}
+    } else if (this.settleUntil !== undefined && now < this.settleUntil) {
+      next = {reason: 'api-unanswered', detail: `writes land again; settling for ${Math.round(this.settleUntil - now)} ms so that every live poollet can renew first`}
     } else if (this.lastGoodProbeStart === undefined || now - this.lastGoodProbeStart > this.staleAfterMs()) {
       next = {reason: 'api-unanswered', detail: 'no recent answer from the API server'}
     } else {
