@@ -14,6 +14,7 @@ import type {BindAddress} from '../observe/bind-address.ts'
 import {observeServers} from '../observe/http-server.ts'
 import {createControllerMetrics, createRegistry, type ControllerMetrics} from '../observe/metrics.ts'
 import {Manager} from '../runtime/manager.ts'
+import {createOversizedMetrics} from './oversized-reports.ts'
 import type {LeaderElection} from '../runtime/runnable.ts'
 
 export const CONTROLLER_COMPONENT = 'ironpool-controller'
@@ -78,7 +79,8 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   wiring.kinds.forEach((kind, i) => logger.info({kind: kind.name}, `write plan: ${describeWritePlan(kind, plans[i]!)}`))
   // One bound on the confirming reads and writes of all kinds: one client, one flow for APF.
   const limiter = new RequestLimiter(systemClock, DEFAULT_REQUEST_LIMITS)
-  const kinds = wiring.kinds.map((kind, i) => kindController({...wiring, limiter}, kind, plans[i]!, events, metrics, sight))
+  const oversizedMetrics = createOversizedMetrics(registry)
+  const kinds = wiring.kinds.map((kind, i) => kindController({...wiring, limiter, oversizedMetrics}, kind, plans[i]!, events, metrics, sight))
 
   metrics.leader.set(wiring.leaderElection === undefined ? 1 : 0)
 

@@ -28,6 +28,7 @@ import {RELISTED} from '../kube/watch/list-watch-cache.ts'
 import {createLeaseCache, createPoolCache, leaseKey} from '../kube/watch/resource-caches.ts'
 import {NO_READY_STATUS, type ControllerMetrics} from '../observe/metrics.ts'
 import type {Runnable} from '../runtime/runnable.ts'
+import {oversizedObserver, type OversizedMetrics} from './oversized-reports.ts'
 
 /** What a kind's part takes from the controller's wiring. */
 export interface KindWiring {
@@ -37,6 +38,8 @@ export interface KindWiring {
   /** Bounds the confirming reads and writes of every kind together (one client, one APF flow). */
   limiter?: RequestLimiter
   logger: Logger
+  /** The gauges of objects left out for their size; default: none (the log line and Event still say it). */
+  oversizedMetrics?: OversizedMetrics
 }
 
 /**
@@ -59,6 +62,7 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
   const observer = (resource: string) => ({
     relist: (reason: string) => metrics.cache.relists.inc({resource, reason}),
     watchRestart: (reason: string) => metrics.cache.watchRestarts.inc({resource, reason}),
+    ...oversizedObserver(kind, resource, events, wiring.oversizedMetrics, resource === kind.plural ? 'the pool is not watched' : 'its pool counts as having no Lease'),
   })
   const gapToleranceMs = watchGapToleranceMs(wiring.gracePeriodMs)
   const pools = createPoolCache(kubeConfig, kind, {logger, observer, gapToleranceMs})

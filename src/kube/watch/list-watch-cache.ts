@@ -14,7 +14,8 @@
  *
  * An object that fails validate() is logged once (field at fault) and left out of the store; if it
  * replaces a valid version, handlers see a delete, because keeping the old version would show a state
- * that no longer exists.
+ * that no longer exists. So is an object or watch event over the size limit of one object
+ * (list-watch-oversized.ts): left out, reported, never a failure of the view.
  */
 import {sleep, type Cancel, errorMessage} from '../../core/index.ts'
 import {translateApiError} from '../http/api-errors.ts'
@@ -22,8 +23,10 @@ import {CacheHealth, type HealthListener} from './list-watch-health.ts'
 import {resolveOptions, type ListWatchCacheOptions, type ResolvedOptions} from './list-watch-options.ts'
 import {ObjectGate} from './list-watch-gate.ts'
 import {listAll} from './list-watch-list.ts'
+import {OversizedLedger} from './list-watch-oversized.ts'
 import {ObjectStore, type CacheEvent, type KubeObject} from './list-watch-store.ts'
 import {WatchBackoff} from './watch-backoff.ts'
+import type {OversizedEvent} from './watch-request.ts'
 import {nextStep, runWatch, type EventOutcome, type WatchEnd} from './watch-stream.ts'
 
 export type {CacheEvent, KubeObject} from './list-watch-store.ts'
@@ -44,6 +47,7 @@ export class ListWatchCache<T extends KubeObject> {
   private readonly backoff: WatchBackoff
   private readonly handlers = new Set<(event: CacheEvent<T>) => void>()
   private readonly gate: ObjectGate<T>
+  private readonly oversized: OversizedLedger
   private rv = ''
   private relistDue = false
   private endWatch: (() => void) | undefined
@@ -61,6 +65,7 @@ export class ListWatchCache<T extends KubeObject> {
   constructor(options: ListWatchCacheOptions<T>) {
     this.o = resolveOptions(options)
     this.gate = new ObjectGate({resource: this.o.resource, logger: this.o.logger, validate: this.o.validate, onInvalid: () => this.o.observer.event('invalid')})
+    this.oversized = new OversizedLedger(this.o.resource, this.o.logger, {skipped: (o) => this.o.observer.skipped(o), cleared: (key) => this.o.observer.cleared(key)})
     this.backoff = new WatchBackoff(this.o.clock, this.o.backoff, this.o.random)
     this.health = new CacheHealth((error) => this.o.logger.error({resource: this.o.resource, error: errorMessage(error)}, 'cache health listener failed'))
   }
@@ -73,6 +78,10 @@ export class ListWatchCache<T extends KubeObject> {
   }
   list(): T[] {
     return this.store.list()
+  }
+  /** How many objects are left out of the store for their size. */
+  get oversizedCount(): number {
+    return this.oversized.size
   }
   /** The last resourceVersion seen, from a list, an event or a bookmark. */
   get resourceVersion(): string {
@@ -154,6 +163,7 @@ export class ListWatchCache<T extends KubeObject> {
         resourceVersion: this.rv,
         signal,
         onEvent: (type, object) => this.apply(type, object),
+        onOversized: (event) => this.applyOversized(event),
         onEstablished: () => {
           this.endGap()
           this.everSynced = true
@@ -203,6 +213,8 @@ export class ListWatchCache<T extends KubeObject> {
     }
     this.relisted = this.everSynced
     this.gate.retainOnly(snapshot.keys)
+    for (const _ of snapshot.oversized) this.o.observer.event('oversized')
+    this.oversized.replace(snapshot.oversized)
     this.rv = snapshot.resourceVersion
     this.emit(this.store.replace(snapshot.objects))
   }
@@ -224,12 +236,35 @@ export class ListWatchCache<T extends KubeObject> {
     if (key === undefined) return 'ok'
     if (type === 'DELETED') {
       this.gate.forget(key)
+      this.oversized.clear(key)
       this.emit([this.store.delete(key)])
     } else if (type === 'ADDED' || type === 'MODIFIED') {
+      this.oversized.clear(key)
       this.emit([this.gate.admit(key, object) ? this.store.upsert(key, object) : this.store.delete(key)])
     } else {
       this.o.logger.debug({resource: this.o.resource, type}, 'unknown watch event type ignored')
     }
+    return 'ok'
+  }
+
+  /**
+   * An event too large to take: the object is left out (a delete for handlers if it was held, as for an
+   * invalid version) and reported. One whose first bytes do not name it cannot be applied to any key:
+   * a relist, which passes over the object by its own rules, puts the view right.
+   */
+  private applyOversized(event: OversizedEvent): EventOutcome {
+    this.o.observer.event('oversized')
+    const key = OversizedLedger.keyOf(event)
+    if (key === undefined || event.type === undefined || !['ADDED', 'MODIFIED', 'DELETED'].includes(event.type)) {
+      this.o.logger.warn({resource: this.o.resource, type: event.type, bytes: event.bytes, limitBytes: event.limitBytes}, 'watch event larger than the limit of one object, not named in its first bytes; relisting')
+      this.requestRelist('an oversized watch event without a name')
+      return 'ok'
+    }
+    if (event.resourceVersion) this.rv = event.resourceVersion
+    this.gate.forget(key)
+    if (event.type === 'DELETED') this.oversized.clear(key)
+    else this.oversized.skip(key, {name: event.name, namespace: event.namespace, resourceVersion: event.resourceVersion, bytes: event.bytes, limitBytes: event.limitBytes})
+    this.emit([this.store.delete(key)])
     return 'ok'
   }
 

@@ -1,6 +1,7 @@
 /** The options of a list+watch cache, each default documented and filled in one place. */
 import {systemClock, type Clock, type Logger} from '../../core/index.ts'
 import type {Lister, Watcher} from './list-watch-source.ts'
+import type {SkippedObject} from './list-watch-oversized.ts'
 import type {BackoffOptions} from './watch-backoff.ts'
 
 /**
@@ -15,8 +16,12 @@ export interface CacheObserver {
   relist(reason: string): void
   /** A watch stream ended and is reopened: 'gone', 'watchdog', 'closed', 'error', 'refused'. */
   watchRestart(reason: string): void
-  /** An object event applied ('upsert', 'delete'), a bookmark, or an invalid object skipped. */
-  event(type: 'upsert' | 'delete' | 'bookmark' | 'invalid'): void
+  /** An object event applied ('upsert', 'delete'), a bookmark, an invalid object skipped, or an object or event over the size limit. */
+  event(type: 'upsert' | 'delete' | 'bookmark' | 'invalid' | 'oversized'): void
+  /** An object is left out of the view for its size: once, until cleared. */
+  skipped(object: SkippedObject): void
+  /** An object left out for its size is gone, or small again. */
+  cleared(key: string): void
 }
 
 export interface ListWatchCacheOptions<T> {
@@ -67,7 +72,7 @@ export function resolveOptions<T>(options: ListWatchCacheOptions<T>): ResolvedOp
     ...options,
     clock: options.clock ?? systemClock,
     validate: options.validate,
-    observer: {relist: noop, watchRestart: noop, event: noop, ...options.observer},
+    observer: {relist: noop, watchRestart: noop, event: noop, skipped: noop, cleared: noop, ...options.observer},
     watchdogMs: options.watchdogMs ?? WATCHDOG_DEFAULT_MS,
     relistIntervalMs: options.relistIntervalMs ?? RELIST_DEFAULT_MS,
     gapToleranceMs: options.gapToleranceMs ?? GAP_TOLERANCE_DEFAULT_MS,

@@ -5,13 +5,13 @@
  * events are the wire JSON alike, so the store never mixes decoded and raw objects.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {apiRequest} from '../http/api-request.ts'
+import {MAX_ANSWER_BYTES} from '../http/api-request.ts'
+import {listPage, type ListPage} from './list-request.ts'
+import type {KubeObject} from './list-watch-store.ts'
 import {openWatch, type WatchCallbacks} from './watch-request.ts'
 
-export interface ListPage<T> {
-  items: T[]
-  metadata?: {resourceVersion?: string; continue?: string}
-}
+export type {ListPage, OversizedObject} from './list-request.ts'
+export {OversizedPageError} from './list-request.ts'
 
 /** One page of a list; the cache follows `continue` until the last page. */
 export type Lister<T> = (page: {limit: number; continue?: string}) => Promise<ListPage<T>>
@@ -50,7 +50,24 @@ export interface SourceOptions {
    * deadline makes it end so that the cache retries. Default {@link LIST_TIMEOUT_DEFAULT_MS}.
    */
   listTimeoutMs?: number
+  /** The largest answer to one list page that is read; a larger one is asked again with half the limit. Default {@link MAX_ANSWER_BYTES}. */
+  maxAnswerBytes?: number
+  /** The largest object (or watch event) taken into the cache; a larger one is left out and reported. Default {@link MAX_OBJECT_BYTES}. */
+  maxObjectBytes?: number
+  /**
+   * What the cache keeps of each object, made as it arrives (client-go's SetTransform): a projection
+   * of the fields its readers use. Default: the object without managedFields.
+   */
+  transform?: (object: unknown) => unknown
 }
+
+/**
+ * The largest object a cache takes: 256 KiB. A Lease is under 1 KiB on the wire, a pool a few KiB
+ * (IronCore's MachinePool with its classes and addresses under 10), and etcd holds objects up to
+ * 1.5 MiB: an object past this is padding, which would cost the controller its memory and, listed
+ * with others, every list page (issue 29: 24 Leases of 1.45 MB each passed the 32 MiB answer cap).
+ */
+export const MAX_OBJECT_BYTES = 256 * 1024
 
 /** 500 objects per page answer in well under a second on a healthy server; a minute is a stall. */
 export const LIST_TIMEOUT_DEFAULT_MS = 60_000
@@ -71,11 +88,12 @@ export function customObjectSource<T>(kc: KubeConfig, ref: ResourceRef, options:
   const path = `/apis/${ref.group}/${ref.version}${scope}/${ref.plural}`
   const selectors = {labelSelector: ref.labelSelector, fieldSelector: ref.fieldSelector}
 
+  const transform = (options.transform ?? withoutManagedFields) as (object: unknown) => T
+  const maxObjectBytes = options.maxObjectBytes ?? MAX_OBJECT_BYTES
   const list: Lister<T> = async ({limit, continue: token}) => {
     const query = {limit, continue: token, ...selectors}
-    const page = await apiRequest<ListPage<T>>(kc, {method: 'GET', path, query, timeoutMs: options.listTimeoutMs ?? LIST_TIMEOUT_DEFAULT_MS})
-    for (const item of page.items ?? []) withoutManagedFields(item)
-    return page
+    const page = await listPage<KubeObject>(kc, {path, query, timeoutMs: options.listTimeoutMs ?? LIST_TIMEOUT_DEFAULT_MS, maxAnswerBytes: options.maxAnswerBytes ?? MAX_ANSWER_BYTES, maxObjectBytes})
+    return {...page, items: page.items.map(transform)}
   }
 
   // The watch's bytes are decoded by watch-request.ts, not by client-node's Watch: on the hot path of
@@ -83,8 +101,10 @@ export function customObjectSource<T>(kc: KubeConfig, ref: ResourceRef, options:
   const watch: Watcher = (resourceVersion, callbacks) => {
     const timeoutSeconds = typeof options.timeoutSeconds === 'function' ? options.timeoutSeconds() : options.timeoutSeconds
     const query = {resourceVersion, allowWatchBookmarks: true, timeoutSeconds, ...selectors}
-    return openWatch(kc, {path, query, inactivityTimeoutMs: options.inactivityTimeoutMs}, {
-      event: (type, object) => callbacks.event(type, withoutManagedFields(object)),
+    return openWatch(kc, {path, query, inactivityTimeoutMs: options.inactivityTimeoutMs, maxEventBytes: maxObjectBytes}, {
+      // A Status (an ERROR event) or a bookmark is no object to project.
+      event: (type, object) => callbacks.event(type, type === 'ERROR' || type === 'BOOKMARK' ? object : transform(object)),
+      oversized: (event) => callbacks.oversized?.(event),
       done: (error) => callbacks.done(error),
     })
   }

@@ -11,6 +11,19 @@ import {STATUS_CODES} from 'node:http'
 import type {KubeConfig} from '@kubernetes/client-node'
 import {apiUrl, authenticatedRequest} from '../http/api-request.ts'
 import type {DispatchResponse} from '../http/node-dispatcher.ts'
+import {fieldsOf, metadataOf} from './json-extent.ts'
+
+/** A watch event too large to take, named from its first bytes (issue 29). */
+export interface OversizedEvent {
+  type?: string
+  name?: string
+  namespace?: string
+  resourceVersion?: string
+  /** The event's size on the wire, bytes. */
+  bytes: number
+  /** The cap it is over, bytes. */
+  limitBytes: number
+}
 
 /** What a watch stream calls: the contract openWatch() keeps, and every Watcher with it. */
 export interface WatchCallbacks {
@@ -18,6 +31,8 @@ export interface WatchCallbacks {
   event(type: string, object: unknown): void
   /** The stream ended: null when it closed cleanly, else the error. Called at most once. */
   done(error: unknown): void
+  /** An event larger than the request's maxEventBytes, neither buffered whole nor parsed. */
+  oversized?(event: OversizedEvent): void
 }
 
 export interface WatchRequest {
@@ -27,36 +42,100 @@ export interface WatchRequest {
   query: Record<string, string | number | boolean | undefined>
   /** Ends the stream when no byte arrives for this long (and bounds the wait for the answer). */
   inactivityTimeoutMs: number
+  /** An event line longer than this is not parsed but reported by oversized(). Default: no limit. */
+  maxEventBytes?: number
 }
 
-/** Splits a byte stream into lines without decoding bytes twice; a line may span chunks. */
+/** What an oversized line keeps of itself: its first bytes, enough for its type and the object's metadata. */
+export const OVERSIZED_HEAD_BYTES = 64 * 1024
+
+/**
+ * Splits a byte stream into lines without decoding bytes twice; a line may span chunks. A line longer
+ * than maxLineBytes is never held whole: its first {@link OVERSIZED_HEAD_BYTES} are kept, the rest
+ * only counted, and onOversized hears its head and length instead of onLine.
+ */
 export class LineSplitter {
   private pending: Buffer[] = []
+  private pendingBytes = 0
+  /** The current line is past the limit: pending holds its head, dropped counts the rest. */
+  private overflowing = false
+  private dropped = 0
   private readonly onLine: (line: string) => void
+  private readonly maxLineBytes: number
+  private readonly onOversized: (head: string, bytes: number) => void
 
-  constructor(onLine: (line: string) => void) {
+  constructor(onLine: (line: string) => void, limit: {maxLineBytes?: number; onOversized?: (head: string, bytes: number) => void} = {}) {
     this.onLine = onLine
+    this.maxLineBytes = limit.maxLineBytes ?? Infinity
+    this.onOversized = limit.onOversized ?? (() => {})
   }
 
   push(chunk: Buffer): void {
     let start = 0
     let newline = chunk.indexOf(10)
     while (newline !== -1) {
-      let line: string
-      if (this.pending.length > 0) {
+      if (this.overflowing || this.pendingBytes + newline - start > this.maxLineBytes) {
+        this.keep(chunk.subarray(start, newline))
+        this.oversized()
+      } else if (this.pending.length > 0) {
         this.pending.push(chunk.subarray(start, newline))
-        line = Buffer.concat(this.pending).toString('utf8')
-        this.pending = []
-      } else {
-        line = chunk.toString('utf8', start, newline)
+        const line = Buffer.concat(this.pending).toString('utf8')
+        this.reset()
+        if (line.length > 0) this.onLine(line)
+      } else if (newline > start) {
+        this.onLine(chunk.toString('utf8', start, newline))
       }
-      if (line.length > 0) this.onLine(line)
       start = newline + 1
       newline = chunk.indexOf(10, start)
     }
-    // Copied: a slice would keep the whole chunk alive until the line ends.
-    if (start < chunk.length) this.pending.push(Buffer.from(chunk.subarray(start)))
+    if (start < chunk.length) this.keep(chunk.subarray(start))
   }
+
+  /** Holds the part of a line not ended yet: whole within the limit, else its head only. */
+  private keep(part: Buffer): void {
+    if (!this.overflowing && this.pendingBytes + part.length <= this.maxLineBytes) {
+      // Copied: a slice would keep the whole chunk alive until the line ends.
+      this.pending.push(Buffer.from(part))
+      this.pendingBytes += part.length
+      return
+    }
+    if (!this.overflowing) {
+      this.overflowing = true
+      const all = Buffer.concat([...this.pending, part])
+      const head = Buffer.from(all.subarray(0, OVERSIZED_HEAD_BYTES))
+      this.pending = [head]
+      this.pendingBytes = head.length
+      this.dropped = all.length - head.length
+      return
+    }
+    const taken = Math.min(part.length, Math.max(0, OVERSIZED_HEAD_BYTES - this.pendingBytes))
+    if (taken > 0) this.pending.push(Buffer.from(part.subarray(0, taken)))
+    this.pendingBytes += taken
+    this.dropped += part.length - taken
+  }
+
+  private oversized(): void {
+    const head = Buffer.concat(this.pending).toString('utf8')
+    const bytes = this.pendingBytes + this.dropped
+    this.reset()
+    this.onOversized(head, bytes)
+  }
+
+  private reset(): void {
+    this.pending = []
+    this.pendingBytes = 0
+    this.overflowing = false
+    this.dropped = 0
+  }
+}
+
+/** An oversized event named from its first bytes: `{"type":"MODIFIED","object":{... "metadata":{"name":...`. */
+export function oversizedEvent(head: string, bytes: number, limitBytes: number): OversizedEvent {
+  const fields = fieldsOf(head, 0)
+  const type = fields.get('type')
+  const object = fields.get('object')
+  const meta = typeof object === 'object' ? metadataOf(head, object.at) : {}
+  return {type: typeof type === 'string' ? type : undefined, ...meta, bytes, limitBytes}
 }
 
 /**
@@ -97,16 +176,20 @@ export async function openWatch(kc: KubeConfig, request: WatchRequest, callbacks
     end(Object.assign(new Error(STATUS_CODES[statusCode] ?? 'Internal Server Error'), {statusCode}))
     return handle
   }
-  const lines = new LineSplitter((line) => {
-    let event: {type?: unknown; object?: unknown}
-    try {
-      event = JSON.parse(line) as {type?: unknown; object?: unknown}
-    } catch {
-      // As client-node's Watch: a line that is not JSON is skipped.
-      return
-    }
-    callbacks.event(String(event.type), event.object)
-  })
+  const maxLineBytes = request.maxEventBytes
+  const lines = new LineSplitter(
+    (line) => {
+      let event: {type?: unknown; object?: unknown}
+      try {
+        event = JSON.parse(line) as {type?: unknown; object?: unknown}
+      } catch {
+        // As client-node's Watch: a line that is not JSON is skipped.
+        return
+      }
+      callbacks.event(String(event.type), event.object)
+    },
+    {maxLineBytes, onOversized: (head, bytes) => callbacks.oversized?.(oversizedEvent(head, bytes, maxLineBytes ?? Infinity))},
+  )
   body.on('data', (chunk: Buffer) => {
     if (!ended) lines.push(chunk)
   })

@@ -6,6 +6,7 @@
  */
 import type {Clock} from '../../core/index.ts'
 import {isGone, type Watcher} from './list-watch-source.ts'
+import type {OversizedEvent} from './watch-request.ts'
 
 export type WatchEnd =
   /** The cache is stopping. */
@@ -64,6 +65,8 @@ export interface WatchRun {
   signal: AbortSignal
   /** Applies one event to the store. */
   onEvent(type: string, object: unknown): EventOutcome
+  /** Takes note of an event too large to take (it feeds the watchdog like any event). */
+  onOversized(event: OversizedEvent): EventOutcome
   onEstablished(): void
   /** Called synchronously the moment the stream ends, before runWatch resolves: health must turn at once. */
   onEnd(end: WatchEnd): void
@@ -112,6 +115,12 @@ export async function runWatch(run: WatchRun): Promise<WatchEnd> {
         const outcome = run.onEvent(type, object)
         if (outcome === 'gone') finish({kind: 'gone'})
         else if (outcome instanceof Error) finish({kind: 'broken', error: outcome})
+      },
+      oversized(event) {
+        if (settled) return
+        feedWatchdog()
+        const outcome = run.onOversized(event)
+        if (outcome instanceof Error) finish({kind: 'broken', error: outcome})
       },
       done(error) {
         if (settled) return

@@ -1,5 +1,5 @@
 /** A scripted lister and watcher for the list+watch cache's unit tests: no network, time on a FakeClock. */
-import type {ListPage, Lister, Watcher} from '../../../../src/kube/watch/list-watch-source.ts'
+import {OversizedPageError, type ListPage, type Lister, type OversizedObject, type Watcher} from '../../../../src/kube/watch/list-watch-source.ts'
 import type {WatchCallbacks} from '../../../../src/kube/watch/watch-request.ts'
 import type {KubeObject} from '../../../../src/kube/watch/list-watch-store.ts'
 
@@ -21,6 +21,16 @@ export class FakeLister {
   readonly failures: Error[] = []
   /** The next call never answers (a list that hangs). */
   hangNext = false
+  /** The limit of each call, in order. */
+  readonly limits: number[] = []
+  /**
+   * As the answer cap: a page whose objects' JSON is longer than this fails as kube-apiserver's answer
+   * would; a page of one such object says how to go on without it (skip) unless skipUnknown.
+   */
+  maxPageBytes = Infinity
+  skipUnknown = false
+  /** Objects reported taken out of each page for their size, as list-request.ts does. */
+  oversized: OversizedObject[] = []
 
   constructor(...objects: Obj[]) {
     for (const o of objects) this.objects.set(o.metadata.name, o)
@@ -41,9 +51,16 @@ export class FakeLister {
     if (failure) return Promise.reject(failure)
     const all = [...this.objects.values()]
     const start = token === undefined ? 0 : Number(token)
+    this.limits.push(limit)
     const items = all.slice(start, start + limit)
     const next = start + limit < all.length ? String(start + limit) : undefined
-    const page: ListPage<Obj> = {items, metadata: {resourceVersion: this.resourceVersion, ...(next ? {continue: next} : {})}}
+    const bytes = JSON.stringify(items).length
+    if (bytes > this.maxPageBytes) {
+      const only = items[0]!.metadata
+      const skip = limit === 1 && !this.skipUnknown ? {continue: next, resourceVersion: this.resourceVersion, object: {name: only.name, resourceVersion: only.resourceVersion, bytes, limitBytes: this.maxPageBytes}} : undefined
+      return Promise.reject(new OversizedPageError(limit, bytes, this.maxPageBytes, skip))
+    }
+    const page: ListPage<Obj> = {items, metadata: {resourceVersion: this.resourceVersion, ...(next ? {continue: next} : {})}, ...(this.oversized.length > 0 ? {oversized: this.oversized} : {})}
     return Promise.resolve(page)
   }
 }
