@@ -11,6 +11,7 @@ import {describeWritePlan, learnWritePlan} from '../kube/stores/served-schema.ts
 import {kindController, watchGapToleranceMs} from './kind-controller.ts'
 import {createLeaseStore} from '../kube/stores/lease-store.ts'
 import type {BindAddress} from '../observe/bind-address.ts'
+import type {HealthCheck} from '../observe/healthz.ts'
 import {observeServers} from '../observe/http-server.ts'
 import {createControllerMetrics, createRegistry, type ControllerMetrics} from '../observe/metrics.ts'
 import {Manager} from '../runtime/manager.ts'
@@ -109,7 +110,7 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
           return elector.run(electionSignal)
         }
 
-  const readyz = new Map([
+  const readyz = new Map<string, HealthCheck>([
     ['view', () => {
       const blind = kinds.filter((k) => !k.view.whole).map((k) => `${k.kind.name} (${k.view.reason})`)
       if (blind.length > 0) throw new Error(`view not whole for ${blind.join(', ')}`)
@@ -125,8 +126,10 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   for (const k of kinds) manager.add(k.engine)
   if (wiring.approvePoolletCsrs) {
     // The approver's X.509 parsing (half a megabyte of code) loads only when it is asked for.
-    const {csrApprovalRunnables} = await import('./csr-approval.ts')
-    for (const runnable of csrApprovalRunnables(wiring.kubeConfig, events, logger, systemClock)) manager.add(runnable)
+    const {csrApproval} = await import('./csr-approval.ts')
+    const approval = csrApproval({kubeConfig: wiring.kubeConfig, events, logger, clock: systemClock, registry, cacheMetrics: metrics.cache})
+    for (const runnable of approval.runnables) manager.add(runnable)
+    readyz.set('csr-cache', approval.readyz)
   }
   logger.info(
     {kinds: wiring.kinds.map((k) => k.name), gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, requestLimits: DEFAULT_REQUEST_LIMITS, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},

@@ -84,6 +84,15 @@ export const ALERT_GROUPS: readonly AlertGroup[] = [
         description: 'A {{ $labels.kind }} pool has been past its grace period, with the view whole and the breaker closed, for {{ $value | humanizeDuration }} without being marked Ready=Unknown (ironpool_controller_pools_overdue counts them).',
       },
       {
+        alert: 'IronpoolCsrApproverBlind',
+        // The leader's only (it alone approves); the gauge exists only where --approve-poollet-csrs runs.
+        expr: `max(ironpool_controller_csr_cache_whole{${c}} and on (instance) ironpool_controller_leader{${c}} == 1) == 0`,
+        for: '10m',
+        severity: 'critical',
+        summary: 'The ironpool CSR approver cannot see CSRs and approves none.',
+        description: 'The leading controller\'s cache of client-certificate CSRs (--approve-poollet-csrs) has not been whole for 10 minutes: it approves no poollet\'s CSR, so no poollet bootstraps and none renews its certificate, and pools go Unknown as their certificates expire.',
+      },
+      {
         alert: 'IronpoolUnknownWritesFailing',
         expr: `sum by (kind) (rate(ironpool_controller_unknown_write_failures_total{${c}}[5m])) > 0`,
         for: '10m',

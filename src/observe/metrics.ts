@@ -246,3 +246,22 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
   }
   return metrics
 }
+
+/** The opt-in CSR approver's (`--approve-poollet-csrs`): registered only when it runs, so its alert watches only replicas that approve. */
+export interface CsrApproverMetrics {
+  /** 1 while the approver's CSR cache is whole (it sees every client-certificate CSR), else 0. */
+  cacheWhole: Gauge
+  /** Decisions about poollets' CSRs: approved, or refused by which rule. */
+  decisions: Counter<'outcome'>
+}
+
+export function createCsrApproverMetrics(registry: Registry): CsrApproverMetrics {
+  const registers = [registry]
+  const metrics: CsrApproverMetrics = {
+    cacheWhole: new Gauge({name: `${PREFIX}controller_csr_cache_whole`, help: 'Whether the CSR approver\'s cache of client-certificate CSRs is whole (1: it can approve) or not (0).', registers}),
+    decisions: new Counter({name: `${PREFIX}controller_csr_decisions_total`, help: 'Decisions of the CSR approver about poollets\' CSRs, by outcome (approved, or the rule that refused it).', labelNames: ['outcome'], registers}),
+  }
+  metrics.cacheWhole.set(0)
+  metrics.decisions.inc({outcome: 'approved'}, 0)
+  return metrics
+}

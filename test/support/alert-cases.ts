@@ -90,6 +90,30 @@ export const ALERT_CASES: readonly AlertCase[] = [
     firing: [],
   },
   {
+    name: "the leading approver's CSR cache not whole for 12 minutes",
+    alert: 'IronpoolCsrApproverBlind',
+    series: [
+      {series: `ironpool_controller_csr_cache_whole{${A}}`, values: '1 1 0x14'},
+      {series: `ironpool_controller_leader{${A}}`, values: '1x16'},
+      {series: `ironpool_controller_csr_cache_whole{${B}}`, values: '1x16'},
+      {series: `ironpool_controller_leader{${B}}`, values: '0x16'},
+    ],
+    evalTime: '14m',
+    firing: [firing('IronpoolCsrApproverBlind', 'critical', {})],
+  },
+  {
+    name: "a standby's CSR cache not whole, the leader's whole; and not for 10 minutes yet",
+    alert: 'IronpoolCsrApproverBlind',
+    series: [
+      {series: `ironpool_controller_csr_cache_whole{${A}}`, values: '1 1 1 1 1 1 1 1 1 1 1 1 0x4'},
+      {series: `ironpool_controller_leader{${A}}`, values: '1x16'},
+      {series: `ironpool_controller_csr_cache_whole{${B}}`, values: '0x16'},
+      {series: `ironpool_controller_leader{${B}}`, values: '0x16'},
+    ],
+    evalTime: '15m',
+    firing: [],
+  },
+  {
     name: 'the leader blind to machine pools for 4 minutes (api-unanswered)',
     alert: 'IronpoolControllerBlind',
     series: [

@@ -6,12 +6,14 @@
  */
 import {parser} from '@prometheus-io/lezer-promql'
 import {POOL_KIND_NAMES} from '../../src/core/pool-kinds.ts'
-import {createControllerMetrics, createPoolletMetrics, createRegistry} from '../../src/observe/metrics.ts'
+import {createControllerMetrics, createCsrApproverMetrics, createPoolletMetrics, createRegistry} from '../../src/observe/metrics.ts'
 
 /** Every series name ironpool's processes export: histograms and summaries as their _bucket/_sum/_count. */
 export async function exportedMetricNames(): Promise<Set<string>> {
   const controller = createRegistry()
   createControllerMetrics(controller, POOL_KIND_NAMES)
+  // As a controller that approves poollets' CSRs (--approve-poollet-csrs).
+  createCsrApproverMetrics(controller)
   const poollet = createRegistry()
   // As a poollet that authenticates with a client certificate: the one that exports every poollet metric.
   createPoolletMetrics(poollet, 'machine', {certificateNotAfter: () => 0})

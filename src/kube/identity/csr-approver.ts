@@ -17,23 +17,40 @@
  * request in a message (log line or Event) is bounded and escaped (./untrusted-text.ts), and each Event
  * message is at most Kubernetes' 1024 bytes.
  */
-import type {KubeConfig, V1CertificateSigningRequest, V1SubjectAccessReview} from '@kubernetes/client-node'
-import {brokenRule, CSR_API_GROUP, errorMessage, FairQueue, judgePoolletCsr, TokenBucket, type Clock, type CsrFacts, type CsrJudgement, type CsrRequester, type EventSink, type Logger, type PoolKind} from '../../core/index.ts'
+import type {KubeConfig, V1CertificateSigningRequest} from '@kubernetes/client-node'
+import {brokenRule, CLIENT_SIGNER, CSR_API_GROUP, errorMessage, FairQueue, judgePoolletCsr, TokenBucket, type Clock, type CsrFacts, type CsrJudgement, type CsrRequester, type EventSink, type Logger, type PoolKind} from '../../core/index.ts'
 import {httpStatus, translateApiError} from '../http/api-errors.ts'
-import {ListWatchCache} from '../watch/list-watch-cache.ts'
-import {customObjectSource} from '../watch/list-watch-source.ts'
+import {ListWatchCache, type ListWatchCacheOptions} from '../watch/list-watch-cache.ts'
+import {customObjectSource, type Lister, type Watcher} from '../watch/list-watch-source.ts'
 import type {KubeObject} from '../watch/list-watch-store.ts'
-import {apiRequest} from '../http/api-request.ts'
-import {csrPath} from './certificate-request.ts'
+import {kubeCsrApproverApi, type CsrApproverApi} from './csr-approver-api.ts'
 import {readCsr} from './x509.ts'
 import {boundMessage, EVENT_MESSAGE_MAX, quoteUntrusted} from './untrusted-text.ts'
 import {watchTimeoutSeconds} from '../watch/resource-caches.ts'
 import {WATCHDOG_DEFAULT_MS} from '../watch/list-watch-options.ts'
 
 /** A CSR as the wire JSON (from the cache's list and watch): spec.request base64, times RFC 3339 strings. */
-type Csr = V1CertificateSigningRequest & KubeObject
+export type Csr = V1CertificateSigningRequest & KubeObject
 
-const REQUEST_TIMEOUT_MS = 10_000
+/**
+ * The largest spec.request (its PEM text, the bytes the base64 holds) the approver reads or keeps. A
+ * poollet's request for an ECDSA P-256 key is about 450 bytes of PEM, one for RSA 4096 about 1.7 KB;
+ * kube-apiserver takes up to what etcd stores (1.5 MiB by default) and reads only the first PEM block,
+ * so 17 CSRs padded with text after it made a list of 33 MiB. A larger request is dropped from the
+ * cached object before the cache keeps it, and the CSR is refused (rule `encoding`) saying how large it was.
+ */
+export const REQUEST_MAX_BYTES = 4096
+/**
+ * CSRs per list page. A CSR's answer is at most ~2.1 MB (etcd's 1.5 MiB object as JSON, spec.request
+ * base64), so 8 of them stay far below the 32 MiB an answer may hold (MAX_ANSWER_BYTES), and the peak
+ * of one page read and parsed (~35 MB) well inside the controller's 256 Mi; a page of 500 (client-go's
+ * size) is blinded by 17 such CSRs. Fine for a real cluster too: with the signer's field selector a
+ * list holds client-certificate CSRs only, which kube-controller-manager removes after an hour once
+ * decided (a day pending).
+ */
+export const CSR_PAGE_SIZE = 8
+/** The only CSRs the approver judges, so the only ones it lists, watches and keeps. */
+export const CSR_FIELD_SELECTOR = `spec.signerName=${CLIENT_SIGNER}`
 /** Reviews in flight: in all, and per requester. */
 export const REVIEW_CONCURRENCY = 4
 export const REVIEWS_PER_REQUESTER = 1
@@ -42,7 +59,6 @@ const WARNINGS_BURST = 20
 const WARNINGS_PER_SECOND = 1 / 60
 /** Requesters whose Warning budget is kept; past it the oldest are forgotten (a fresh budget each). */
 const WARNING_BUDGETS_KEPT = 1_000
-const SUBJECT_ACCESS_REVIEWS_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews'
 export const REASON_APPROVED = 'CertificateApproved'
 export const REASON_NOT_APPROVED = 'CertificateNotApproved'
 
@@ -79,6 +95,35 @@ export function refusalMessage(judgement: Extract<CsrJudgement, {verdict: 'broke
   return `not a valid ${judgement.kind.name} poollet client certificate request (rule ${judgement.rule}): ${message}`
 }
 
+/** Bytes of spec.request dropped from a cached CSR (it was larger than REQUEST_MAX_BYTES), by the object. */
+const droppedRequests = new WeakMap<object, number>()
+
+/**
+ * The CSR as the cache keeps it: a spec.request larger than REQUEST_MAX_BYTES replaced by '', its size
+ * remembered. Everything else a requester may make large is bounded by kube-apiserver (annotations
+ * 256 KiB in all, labels 63 characters a value); managedFields are stripped by the source.
+ */
+export function trimCsr<T>(object: T): T {
+  const spec = (object as {spec?: {request?: unknown}} | undefined)?.spec
+  if (typeof spec?.request === 'string' && spec.request.length > Math.ceil(REQUEST_MAX_BYTES / 3) * 4) {
+    droppedRequests.set(object as object, Buffer.byteLength(spec.request, 'base64'))
+    spec.request = ''
+  }
+  return object
+}
+
+/** The list and watch of a source with every CSR trimmed (trimCsr) before the cache sees it. */
+export function trimmedSource(source: {list: Lister<Csr>; watch: Watcher}): {list: Lister<Csr>; watch: Watcher} {
+  return {
+    list: async (page) => {
+      const answer = await source.list(page)
+      for (const item of answer.items ?? []) trimCsr(item)
+      return answer
+    },
+    watch: (resourceVersion, callbacks) => source.watch(resourceVersion, {event: (type, object) => callbacks.event(type, trimCsr(object)), done: (error) => callbacks.done(error)}),
+  }
+}
+
 function decided(csr: Csr): boolean {
   if (csr.status?.certificate) return true
   return (csr.status?.conditions ?? []).some((c) => c.type === 'Approved' || c.type === 'Denied')
@@ -89,11 +134,22 @@ export interface CsrApproverOptions {
   events: EventSink
   logger: Logger
   clock: Clock
+  /** Test seam: the SubjectAccessReview, the approval and the pool's existence. Default: kube-apiserver's, by kubeConfig. */
+  api?: CsrApproverApi
+  /** Test seam: the CSRs' list and watch (trimmed by trimmedSource() all the same). Default: kube-apiserver's, with CSR_FIELD_SELECTOR. */
+  source?: {list: Lister<Csr>; watch: Watcher}
+  /** Told of each decision reported about a poollet's CSR, once per CSR: 'approved', or the rule that refused it. Default: nothing. */
+  onDecision?: (outcome: string) => void
+  /** Counters of the cache's relists and watch restarts. Default: nothing. */
+  observer?: ListWatchCacheOptions<Csr>['observer']
+  /** Test seam: the cache's retry delays. */
+  cacheBackoff?: ListWatchCacheOptions<Csr>['backoff']
 }
 
 export class CsrApprover {
   readonly cache: ListWatchCache<Csr>
   private readonly o: CsrApproverOptions
+  private readonly api: CsrApproverApi
   /** UIDs already reported (an Event each), so a relist or an unrelated update repeats no Event. */
   private readonly reported = new Set<string>()
   private readonly queue: FairQueue
@@ -103,18 +159,22 @@ export class CsrApprover {
 
   constructor(o: CsrApproverOptions) {
     this.o = o
+    this.api = o.api ?? kubeCsrApproverApi(o.kubeConfig)
     this.queue = new FairQueue({
       concurrency: REVIEW_CONCURRENCY,
       perKey: REVIEWS_PER_REQUESTER,
       run: (name) => this.review(name),
       onError: (name, error) => this.o.logger.warn({csr: name, error: errorMessage(error)}, 'review failed'),
     })
-    const source = customObjectSource<Csr>(
-      o.kubeConfig,
-      {group: CSR_API_GROUP, version: 'v1', plural: 'certificatesigningrequests'},
-      {inactivityTimeoutMs: WATCHDOG_DEFAULT_MS + 10_000, timeoutSeconds: () => watchTimeoutSeconds()},
+    const source = trimmedSource(
+      o.source ??
+        customObjectSource<Csr>(
+          o.kubeConfig,
+          {group: CSR_API_GROUP, version: 'v1', plural: 'certificatesigningrequests', fieldSelector: CSR_FIELD_SELECTOR},
+          {inactivityTimeoutMs: WATCHDOG_DEFAULT_MS + 10_000, timeoutSeconds: () => watchTimeoutSeconds()},
+        ),
     )
-    this.cache = new ListWatchCache<Csr>({resource: 'certificatesigningrequests', list: source.list, watch: source.watch, logger: o.logger})
+    this.cache = new ListWatchCache<Csr>({resource: 'certificatesigningrequests', list: source.list, watch: source.watch, logger: o.logger, clock: o.clock, pageSize: CSR_PAGE_SIZE, observer: o.observer, ...(o.cacheBackoff && {backoff: o.cacheBackoff})})
     this.cache.onEvent((event) => {
       if (event.type === 'delete') {
         if (event.object.metadata?.uid) this.reported.delete(event.object.metadata.uid)
@@ -158,56 +218,69 @@ export class CsrApprover {
     const uid = csr.metadata?.uid ?? name
     const spec = csr.spec
     const user = spec.username ?? ''
-    const facts = await readCsr({signerName: spec.signerName, usages: spec.usages, request: Buffer.from(spec.request, 'base64')})
-    const judgement = judgePoolletCsr(facts, {username: user, groups: spec.groups ?? []})
+    const dropped = droppedRequests.get(csr)
+    const facts: CsrFacts =
+      dropped === undefined
+        ? await readCsr({signerName: spec.signerName, usages: spec.usages, request: Buffer.from(spec.request, 'base64')})
+        : {signerName: spec.signerName, usages: spec.usages ?? [], unreadable: `spec.request is ${dropped} bytes, more than the ${REQUEST_MAX_BYTES} a poollet's request can need: not read`, subject: [], extensions: [], attributes: [], signatureValid: false}
+    const requester: CsrRequester = {username: user, groups: spec.groups ?? []}
+    const judgement = judgePoolletCsr(facts, requester)
     if (judgement.verdict === 'foreign') {
       this.o.logger.debug({csr: name, user: quoteUntrusted(user)}, "no poollet's certificate signing request; left to other approvers")
       return
     }
     if (judgement.verdict === 'broken') {
-      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, refusalMessage(judgement, facts, {username: user, groups: spec.groups ?? []}), judgement.rule)
+      this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, refusalMessage(judgement, facts, requester), judgement.rule)
       return
     }
-    const {kind, subresource} = judgement
-    let allowed: boolean
-    let why = ''
+    const {kind, subresource, pool} = judgement
+    let review: {allowed: boolean; reason?: string}
     try {
-      const body: V1SubjectAccessReview = {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: {
-          user: spec.username,
-          uid: spec.uid,
-          groups: spec.groups,
-          extra: spec.extra,
-          resourceAttributes: {group: CSR_API_GROUP, resource: 'certificatesigningrequests', verb: 'create', subresource},
-        },
-      }
-      const review = await apiRequest<V1SubjectAccessReview>(this.o.kubeConfig, {method: 'POST', path: SUBJECT_ACCESS_REVIEWS_PATH, body, timeoutMs: REQUEST_TIMEOUT_MS})
-      allowed = review.status?.allowed === true
-      why = review.status?.reason ?? ''
+      review = await this.api.review({
+        user: spec.username,
+        uid: spec.uid,
+        groups: spec.groups,
+        extra: spec.extra,
+        resourceAttributes: {group: CSR_API_GROUP, resource: 'certificatesigningrequests', verb: 'create', subresource},
+      })
     } catch (error) {
       this.o.logger.warn({csr: name, error: errorMessage(translateApiError(error, {verb: 'create', resource: 'subjectaccessreview'}))}, 'could not review the requester; trying again on the next change')
       return
     }
-    if (!allowed) {
+    if (!review.allowed) {
+      const why = review.reason ?? ''
       this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `${quoteUntrusted(user)} may not create certificatesigningrequests/${subresource}${why ? `: ${quoteUntrusted(why, REVIEW_REASON_MAX)}` : ''}`, 'subject-access-review')
       return
     }
-    // The CSR as read, every field kept, with the Approved condition added.
+    // A bootstrap token may name any pool of its kind: it is given only one that exists (see the threat
+    // model in deploy/poollet/README.md). A poollet renewing its own name was given it before.
+    if (subresource === kind.csrSubresource) {
+      let exists: boolean
+      try {
+        exists = await this.api.poolExists(kind, pool)
+      } catch (error) {
+        this.o.logger.warn({csr: name, error: errorMessage(translateApiError(error, {verb: 'get', resource: `${kind.plural} ${pool}`}))}, 'could not read the pool; trying again on the next change')
+        return
+      }
+      if (!exists) {
+        this.report(csr, uid, 'Warning', REASON_NOT_APPROVED, `no ${kind.name} pool ${pool}: a bootstrap token obtains a certificate only for a pool that exists (create the ${kind.kind} first; the poollet's next request is approved)`, 'pool-exists')
+        return
+      }
+    }
+    // The CSR as read, every field kept (uid and resourceVersion: the preconditions), with the Approved condition added.
     const body: Csr = {
       ...csr,
       status: {...csr.status, conditions: [...(csr.status?.conditions ?? []), {type: 'Approved', status: 'True', reason: 'AutoApproved', message: approvalMessage(kind)}]},
     }
     try {
-      await apiRequest(this.o.kubeConfig, {method: 'PUT', path: csrPath(name, 'approval'), body, timeoutMs: REQUEST_TIMEOUT_MS})
+      await this.api.approve(name, body)
     } catch (error) {
       // A conflict means the CSR changed: its watch event brings it back here.
       const level = httpStatus(error) === 409 ? 'debug' : 'warn'
       this.o.logger[level]({csr: name, error: errorMessage(translateApiError(error, {verb: 'approve', resource: `certificatesigningrequest ${name}`}))}, 'could not approve')
       return
     }
-    this.o.logger.info({csr: name, user: quoteUntrusted(user), kind: kind.name, pool: judgement.pool, subresource}, 'approved a poollet client certificate')
+    this.o.logger.info({csr: name, user: quoteUntrusted(user), kind: kind.name, pool, subresource}, 'approved a poollet client certificate')
     this.report(csr, uid, 'Normal', REASON_APPROVED, `${approvalMessage(kind)} (${quoteUntrusted(user)})`)
   }
 
@@ -216,6 +289,7 @@ export class CsrApprover {
     if (this.reported.has(uid)) return
     const message = boundMessage(unbounded, EVENT_MESSAGE_MAX)
     this.reported.add(uid)
+    this.o.onDecision?.(rule ?? 'approved')
     if (type === 'Warning') {
       const user = csr.spec.username ?? ''
       const event = this.warningBudget(user).tryTake()
