@@ -105,6 +105,8 @@ poollet sends:
 | rule | what must hold | why |
 |---|---|---|
 | \`encoding\` | \`spec.request\` is one PEM block \`CERTIFICATE REQUEST\`, nothing before or after, canonical base64, DER that encodes back to the same bytes, PKCS#10 v1 | Go's \`pem.Decode\` skips text before a block and ignores what follows: one block only leaves nothing to read two ways |
+| \`key\` | the public key is ECDSA P-256 (what poollets generate) or P-384, or RSA of at least 2048 bits | Go's signer signs RSA-1024, Ed25519 and any curve Go parses; ironpool documents ECDSA P-256 and holds to it |
+| \`signature-algorithm\` | the request is signed with ECDSA, or RSA PKCS#1 v1.5, with SHA-256, SHA-384 or SHA-512 (not SHA-1, SHA-224, RSASSA-PSS or Ed25519) | SHA-1 signatures are forgeable by collision; a poollet signs with SHA-256 |
 | \`signature\` | the request's signature verifies with its public key | proof of possession of the key |
 | \`signer\` | \`signerName\` is exactly \`${CLIENT_SIGNER}\` | the signer whose certificates kube-apiserver trusts as client identities, and no other |
 | \`usages\` | exactly ${usages} (as a set) | a client certificate, nothing more (no \`server auth\`) |
@@ -116,6 +118,14 @@ poollet sends:
 | \`no-attributes\` | no other attribute (e.g. challengePassword) | a poollet sends none |
 | \`self\` | a requester that is a poollet (its username has a kind's user prefix, or it is in a poollet group) asks for exactly its own username, of its own kind, in that kind's group | a poollet renews itself, never another pool (Kubernetes' \`selfnodeclient\`) |
 | SubjectAccessReview | the requester may \`create\` the bootstrap subresource (not a poollet) or the self subresource (a poollet) | RBAC decides who may ask at all, and for which kind |
+| \`pool-exists\` | for a bootstrap token (not a poollet renewing itself): the pool of that kind and name exists (a GET of it answers; a 404 refuses, any other failure retries at the CSR's next change) | a token may name any pool of its kind; without this rule it minted identities for made-up pools, each one more writer of "its own" Lease (issue 29) |
+
+Before any rule, \`spec.request\` is bounded: one larger than 4096 bytes (a P-256 request is about 450, an
+RSA 4096 one about 1.7 K) is dropped before the approver's cache keeps the CSR, and the CSR is refused
+(\`encoding\`, naming its size). The approver lists and watches only CSRs of \`${CLIENT_SIGNER}\`
+(a field selector), 4 a page, so 17 CSRs of 1.48 MB (33 MB as one answer) no longer keep it from syncing
+(\`test/integration/identity/csr-oversized.test.ts\`); its cache's health is \`/readyz\`'s \`csr-cache\`
+and \`ironpool_controller_csr_cache_whole\` (alert \`IronpoolCsrApproverBlind\`).
 
 Who holds which credential, which certificate each can obtain from ironpool's approver, and what the
 admission policy then lets it do:
@@ -144,12 +154,20 @@ kube-controller-manager's signer running; \`test/unit/kube/identity/csr-der.test
 | a poollet of one kind asks for another kind's name | \`self\` | "a poollet asking for another kind's poollet of its name" |
 | a machine bootstrap token asks for a volume poollet | the SubjectAccessReview | "a machine bootstrap token asking for a volume poollet" |
 | text before the PEM block, a second block, bytes after the DER, a BER length, a forged signature | \`encoding\`, \`signature\` (kube-apiserver refuses the last three at creation) | "text before the PEM block", "a second PEM block after the first", "bytes after the DER", "a BER (non-minimal) length", "a signature that does not verify" |
+| a bootstrap token asks for an RSA-1024 or an Ed25519 key, or signs with SHA-1 | \`key\`, \`signature-algorithm\` | "an RSA 1024 key", "an Ed25519 key", "ECDSA P-256 signed with SHA-1" (and approved: "an RSA 2048 key", "an ECDSA P-384 key signed with SHA-384") |
+| a bootstrap token asks for certificates of made-up pools (24 identities, each writing "its own" 1.45 MB Lease blinded the controller) | \`pool-exists\` | "a bootstrap token asking for a pool that does not exist" |
+| anyone who may create CSRs pads 17 of them to 1.48 MB so that the approver's list never completes | the 4096-byte bound on \`spec.request\`, 4 CSRs a page | \`test/integration/identity/csr-oversized.test.ts\`: a waiting CSR approved after a restart among them |
 | one bootstrap token floods CSRs so that others' wait past \`--certificate-request-timeout\` | a queue per requester, served round-robin, one review in flight per requester (four in all) | \`test/integration/identity/csr-flood.test.ts\`: 500 CSRs waiting, another token's CSR approved after a handful of them |
 
 Every approved case in the table is signed, and its certificate, as \`kubectl auth whoami\` prints it, is
 exactly the expected poollet (username and groups). Not covered: a holder of a bootstrap token can be
-any pool of its kind (make one token per host, short-lived, as for nodes); many bootstrap tokens held by one
-attacker are many requesters to the fair queue.
+any **existing** pool of its kind, a live one included (make one token per host, short-lived, as for
+nodes); it then shares that pool's Lease and status with the pool's poollet, which yields the Lease to
+another live holder (\`LeaseYielded\`) and so shows it. Refusing a pool whose Lease is renewed by a live
+poollet would also refuse a legitimate re-bootstrap (a poollet rescheduled without its stored kubeconfig)
+until the old Lease expires, and "live" is judged on the poollet's clock or on the controller's tracker,
+which the approver does not hold today: it is left for later. Many bootstrap tokens held by one attacker
+are many requesters to the fair queue.
 
 ### Which approver checks what
 

@@ -9,7 +9,7 @@ import * as x509 from '@peculiar/x509'
 import type {CsrRule} from '../../src/core/identity/poollet-csr.ts'
 import {POOL_KINDS} from '../../src/core/pool-kinds.ts'
 import {generateCsr} from '../../src/kube/identity/x509.ts'
-import {csrPem, derOf, opensslCsr, peculiarCsr, poolletSubject, SAN, USAGES, withBadSignature, withLongFormLength, withTrailingBytes, type Crafted} from './csr-craft.ts'
+import {csrPem, derOf, KEYS, opensslCsr, peculiarCsr, poolletSubject, SAN, USAGES, withBadSignature, withLongFormLength, withTrailingBytes, type Crafted} from './csr-craft.ts'
 
 export const machine = POOL_KINDS.machine
 export const volume = POOL_KINDS.volume
@@ -27,7 +27,7 @@ export interface CsrCase {
    * approved: the user the certificate must log in as (`kubectl auth whoami`), and the subresource the
    * SubjectAccessReview checks; refused: the rule (or the SubjectAccessReview) that refuses it.
    */
-  verdict: {approvedAs: string; subresource: string} | {refusedBy: CsrRule | 'subject-access-review'}
+  verdict: {approvedAs: string; subresource: string} | {refusedBy: CsrRule | 'subject-access-review' | 'pool-exists'}
 }
 
 const P = machine.poolletUserPrefix
@@ -35,7 +35,7 @@ const G = machine.poolletGroup
 const KCM = 'system:kube-controller-manager'
 const own = (kind = machine, pool = 'p1') => generateCsr({commonName: `${kind.poolletUserPrefix}${pool}`, organization: kind.poolletGroup}).then(({csrPem: pem, keyPem}) => ({pem, keyPem}))
 const approved = (user: string, subresource = machine.csrSubresource) => ({approvedAs: user, subresource})
-const refused = (rule: CsrRule | 'subject-access-review') => ({refusedBy: rule})
+const refused = (rule: CsrRule | 'subject-access-review' | 'pool-exists') => ({refusedBy: rule})
 
 export const CSR_CASES: CsrCase[] = [
   // Approved: the requests a poollet makes, however a correct encoder lays them out.
@@ -43,6 +43,8 @@ export const CSR_CASES: CsrCase[] = [
   {name: "Go's layout (O then CN), as IronCore's poollets write it", requester: 'machine bootstrap token', make: () => peculiarCsr({subject: [{O: [G]}, {CN: [`${P}p2`]}]}), verdict: approved(`${P}p2`)},
   {name: "openssl's (UTF8String)", requester: 'machine bootstrap token', make: () => opensslCsr(`/CN=${P}p3/O=${G}`), verdict: approved(`${P}p3`)},
   {name: 'a poollet renewing its own name', requester: 'machine poollet p1', make: () => own(machine, 'p1'), verdict: approved(`${P}p1`, machine.selfCsrSubresource)},
+  {name: 'an RSA 2048 key (openssl, SHA-256)', requester: 'machine bootstrap token', make: () => opensslCsr(`/CN=${P}p4/O=${G}`, {key: KEYS.rsa(2048)}), verdict: approved(`${P}p4`)},
+  {name: 'an ECDSA P-384 key signed with SHA-384', requester: 'machine bootstrap token', make: () => opensslCsr(`/CN=${P}p5/O=${G}`, {key: KEYS.ec('P-384'), digest: 'sha384'}), verdict: approved(`${P}p5`)},
   {name: "a volume bootstrap token's volume poollet", requester: 'volume bootstrap token', make: () => own(volume, 'v1'), verdict: approved(`${volume.poolletUserPrefix}v1`, volume.csrSubresource)},
   // The subject: one CN, one O, single-valued, nothing else.
   {name: 'two CNs, the poollet first (Go keeps the last)', requester: 'machine bootstrap token', make: () => opensslCsr(`/CN=${P}p1/CN=${KCM}/O=${G}`), verdict: refused('subject')},
@@ -74,6 +76,11 @@ export const CSR_CASES: CsrCase[] = [
   {name: 'server auth besides the usages', requester: 'machine bootstrap token', make: () => own(), usages: [...USAGES, 'server auth'], verdict: refused('usages')},
   {name: 'server auth instead of client auth', requester: 'machine bootstrap token', make: () => own(), usages: ['digital signature', 'key encipherment', 'server auth'], verdict: refused('usages')},
   {name: 'another signerName (kubelet client)', requester: 'machine bootstrap token', make: () => own(), signerName: 'kubernetes.io/kube-apiserver-client-kubelet', verdict: refused('signer')},
+  // Keys and signatures as documented: ECDSA P-256/P-384 or RSA of at least 2048 bits, SHA-256 or better.
+  {name: 'an RSA 1024 key', requester: 'machine bootstrap token', make: () => opensslCsr(`/CN=${P}p1/O=${G}`, {key: KEYS.rsa(1024)}), verdict: refused('key')},
+  {name: 'an Ed25519 key', requester: 'machine bootstrap token', make: () => opensslCsr(`/CN=${P}p1/O=${G}`, {key: KEYS.ed25519()}), verdict: refused('key')},
+  {name: 'RSA 2048 signed with SHA-1', requester: 'machine bootstrap token', make: () => opensslCsr(`/CN=${P}p1/O=${G}`, {key: KEYS.rsa(2048), digest: 'sha1'}), verdict: refused('signature-algorithm')},
+  {name: 'ECDSA P-256 signed with SHA-1', requester: 'machine bootstrap token', make: () => opensslCsr(`/CN=${P}p1/O=${G}`, {digest: 'sha1'}), verdict: refused('signature-algorithm')},
   // The encoding and the signature.
   {name: 'a signature that does not verify', requester: 'machine bootstrap token', make: async () => withBadSignature(await own()), verdict: refused('signature')},
   {name: 'bytes after the DER', requester: 'machine bootstrap token', make: async () => withTrailingBytes(await own()), verdict: refused('encoding')},
@@ -91,5 +98,6 @@ export const CSR_CASES: CsrCase[] = [
   {name: "a poollet asking for another pool's name", requester: 'machine poollet p1', make: () => own(machine, 'p2'), verdict: refused('self')},
   {name: "a poollet asking for another kind's poollet of its name", requester: 'volume poollet v1', make: () => own(machine, 'v1'), verdict: refused('self')},
   {name: 'a machine bootstrap token asking for a volume poollet', requester: 'machine bootstrap token', make: () => own(volume, 'v2'), verdict: refused('subject-access-review')},
+  {name: 'a bootstrap token asking for a pool that does not exist', requester: 'machine bootstrap token', make: () => own(machine, 'nowhere'), verdict: refused('pool-exists')},
 ]
 

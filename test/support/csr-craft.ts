@@ -60,19 +60,30 @@ export const SAN = {
   uri: () => new x509.SubjectAlternativeNameExtension([{type: 'url', value: 'spiffe://cluster/p1'}]),
 }
 
-/** A request made by openssl: `-subj` as given (e.g. `/CN=a/CN=b/O=c`), with `-multivalue-rdn` and `-addext` when asked. */
-export async function opensslCsr(subj: string, options: {multivalueRdn?: boolean; addext?: string[]} = {}): Promise<Crafted> {
+/**
+ * A request made by openssl: `-subj` as given (e.g. `/CN=a/CN=b/O=c`), with `-multivalue-rdn` and `-addext` when asked;
+ * its key an ECDSA P-256 one unless `key` gives genpkey's arguments (`['-algorithm', 'ED25519']`), signed with
+ * openssl's default digest unless `digest` names one (`sha1`).
+ */
+export async function opensslCsr(subj: string, options: {multivalueRdn?: boolean; addext?: string[]; key?: string[]; digest?: string} = {}): Promise<Crafted> {
   const dir = await mkdtemp(path.join(tmpdir(), 'ironpool-csr-'))
   try {
     const key = path.join(dir, 'key.pem')
     const csr = path.join(dir, 'csr.pem')
-    await run('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key])
-    const extra = [...(options.multivalueRdn ? ['-multivalue-rdn'] : []), ...(options.addext ?? []).flatMap((e) => ['-addext', e])]
+    await run('openssl', ['genpkey', ...(options.key ?? ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256']), '-out', key])
+    const extra = [...(options.multivalueRdn ? ['-multivalue-rdn'] : []), ...(options.addext ?? []).flatMap((e) => ['-addext', e]), ...(options.digest === undefined ? [] : [`-${options.digest}`])]
     await run('openssl', ['req', '-new', '-key', key, '-subj', subj, ...extra, '-out', csr])
     return {pem: await readFile(csr, 'utf8'), keyPem: await readFile(key, 'utf8')}
   } finally {
     await rm(dir, {recursive: true, force: true})
   }
+}
+
+/** genpkey's arguments for the keys of the crafted cases. */
+export const KEYS = {
+  rsa: (bits: number) => ['-algorithm', 'RSA', '-pkeyopt', `rsa_keygen_bits:${bits}`],
+  ec: (curve: string) => ['-algorithm', 'EC', '-pkeyopt', `ec_paramgen_curve:${curve}`],
+  ed25519: () => ['-algorithm', 'ED25519'],
 }
 
 /** The DER inside a PEM block. */

@@ -61,6 +61,10 @@ export interface CsrFacts {
   attributes: readonly string[]
   /** The request's own signature verifies with its public key. */
   signatureValid: boolean
+  /** The request's public key: its algorithm (ECDSA, RSA, Ed25519, ... or the OID), with the curve or the modulus length. */
+  publicKey: {algorithm: string; curve?: string; bits?: number}
+  /** The request's signature algorithm: the key algorithm it signs with and its hash, e.g. ECDSA with SHA-256 (hash absent for Ed25519 or an unknown OID). */
+  signatureAlgorithm: {name: string; hash?: string}
 }
 
 /** Who asked: the CSR's spec.username and spec.groups, set by kube-apiserver from the requester's credentials. */
@@ -72,6 +76,8 @@ export interface CsrRequester {
 /** The rules, in the order they are checked; the first one broken is reported. */
 export const CSR_RULES = [
   'encoding',
+  'key',
+  'signature-algorithm',
   'signature',
   'signer',
   'usages',
@@ -92,6 +98,30 @@ export type CsrJudgement =
   | {verdict: 'broken'; kind: PoolKind; rule: CsrRule; message: string}
   /** No poollet's request and no poollet's or bootstrapper's requester: left to other approvers, without a word. */
   | {verdict: 'foreign'}
+
+/**
+ * The keys and signatures a poollet's request may use, as documented (deploy/poollet/README.md): ECDSA
+ * on P-256 (what ironpool's and IronCore's poollets generate) or P-384, or RSA of at least 2048 bits
+ * (NIST SP 800-131A; Go's signer would sign RSA-1024, Ed25519 and SHA-1 all the same), signed with
+ * SHA-256 or better: ECDSA, or RSA PKCS#1 v1.5 (not RSASSA-PSS, which no poollet sends).
+ */
+export const CSR_KEY_CURVES: readonly string[] = ['P-256', 'P-384']
+export const CSR_RSA_MIN_BITS = 2048
+export const CSR_SIGNATURE_HASHES: readonly string[] = ['SHA-256', 'SHA-384', 'SHA-512']
+
+function keyProblem(key: CsrFacts['publicKey']): string | undefined {
+  if (key.algorithm === 'ECDSA' && key.curve !== undefined && CSR_KEY_CURVES.includes(key.curve)) return undefined
+  if (key.algorithm === 'RSA' && key.bits !== undefined && key.bits >= CSR_RSA_MIN_BITS) return undefined
+  const shown = `${key.algorithm}${key.curve === undefined ? '' : ` ${key.curve}`}${key.bits === undefined ? '' : ` ${key.bits} bits`}`
+  return `the public key is ${shown}, not ECDSA ${CSR_KEY_CURVES.join(' or ')} nor RSA of at least ${CSR_RSA_MIN_BITS} bits`
+}
+
+function signatureAlgorithmProblem(csr: CsrFacts): string | undefined {
+  const {name, hash} = csr.signatureAlgorithm
+  if (name === csr.publicKey.algorithm && hash !== undefined && CSR_SIGNATURE_HASHES.includes(hash)) return undefined
+  const shown = hash === undefined ? name : `${name} with ${hash}`
+  return `the request is signed with ${shown}, not ${csr.publicKey.algorithm === 'RSA' ? 'RSA (PKCS#1 v1.5)' : 'ECDSA'} with ${CSR_SIGNATURE_HASHES.join(', ')}`
+}
 
 const STRING_TYPES = new Set(['PrintableString', 'UTF8String'])
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
@@ -137,6 +167,10 @@ export function poolletRequesterKind(requester: CsrRequester): PoolKind | undefi
 export function brokenRule(kind: PoolKind, csr: CsrFacts, requester: CsrRequester): {rule: CsrRule; message: string} | undefined {
   const broken = (rule: CsrRule, message: string) => ({rule, message})
   if (csr.unreadable !== undefined) return broken('encoding', csr.unreadable)
+  const key = keyProblem(csr.publicKey)
+  if (key !== undefined) return broken('key', key)
+  const algorithm = signatureAlgorithmProblem(csr)
+  if (algorithm !== undefined) return broken('signature-algorithm', algorithm)
   if (!csr.signatureValid) return broken('signature', "the request's signature does not verify with its public key")
   if (csr.signerName !== CLIENT_SIGNER) return broken('signer', `signer is ${csr.signerName}, not ${CLIENT_SIGNER}`)
   if (!sameSet(csr.usages, POOLLET_CSR_USAGES)) return broken('usages', `usages [${csr.usages.join(', ')}] are not exactly [${POOLLET_CSR_USAGES.join(', ')}]`)

@@ -42,13 +42,14 @@ export type Csr = V1CertificateSigningRequest & KubeObject
 export const REQUEST_MAX_BYTES = 4096
 /**
  * CSRs per list page. A CSR's answer is at most ~2.1 MB (etcd's 1.5 MiB object as JSON, spec.request
- * base64), so 8 of them stay far below the 32 MiB an answer may hold (MAX_ANSWER_BYTES), and the peak
- * of one page read and parsed (~35 MB) well inside the controller's 256 Mi; a page of 500 (client-go's
- * size) is blinded by 17 such CSRs. Fine for a real cluster too: with the signer's field selector a
- * list holds client-certificate CSRs only, which kube-controller-manager removes after an hour once
- * decided (a day pending).
+ * base64), so 4 of them stay far below the 32 MiB an answer may hold (MAX_ANSWER_BYTES), and one page
+ * read and parsed at a time keeps the approver's peak low: after a restart among 17 CSRs of 1.48 MB it
+ * peaked at 164 MiB with 4 a page, 191 MiB with 8 (csr-oversized.test.ts), against the Deployment's
+ * 256 Mi; a page of 500 (client-go's size) is one 33 MB answer and never read. Fine for a real cluster
+ * too: with the signer's field selector a list holds client-certificate CSRs only, which
+ * kube-controller-manager removes an hour after they are decided (a day if never).
  */
-export const CSR_PAGE_SIZE = 8
+export const CSR_PAGE_SIZE = 4
 /** The only CSRs the approver judges, so the only ones it lists, watches and keeps. */
 export const CSR_FIELD_SELECTOR = `spec.signerName=${CLIENT_SIGNER}`
 /** Reviews in flight: in all, and per requester. */
@@ -89,6 +90,8 @@ export function refusalMessage(judgement: Extract<CsrJudgement, {verdict: 'broke
     extensions: facts.extensions.map(q),
     attributes: facts.attributes.map(q),
     signatureValid: facts.signatureValid,
+    publicKey: {...facts.publicKey, algorithm: q(facts.publicKey.algorithm), ...(facts.publicKey.curve !== undefined && {curve: q(facts.publicKey.curve)})},
+    signatureAlgorithm: {...facts.signatureAlgorithm, name: q(facts.signatureAlgorithm.name)},
   }
   const again = brokenRule(judgement.kind, bounded, {username: q(requester.username), groups: requester.groups.map(q)})
   const message = again?.rule === judgement.rule ? again.message : quoteUntrusted(judgement.message, JUDGEMENT_MESSAGE_MAX)
@@ -222,7 +225,7 @@ export class CsrApprover {
     const facts: CsrFacts =
       dropped === undefined
         ? await readCsr({signerName: spec.signerName, usages: spec.usages, request: Buffer.from(spec.request, 'base64')})
-        : {signerName: spec.signerName, usages: spec.usages ?? [], unreadable: `spec.request is ${dropped} bytes, more than the ${REQUEST_MAX_BYTES} a poollet's request can need: not read`, subject: [], extensions: [], attributes: [], signatureValid: false}
+        : {signerName: spec.signerName, usages: spec.usages ?? [], unreadable: `spec.request is ${dropped} bytes, more than the ${REQUEST_MAX_BYTES} a poollet's request can need: not read`, subject: [], extensions: [], attributes: [], signatureValid: false, publicKey: {algorithm: 'unread'}, signatureAlgorithm: {name: 'unread'}}
     const requester: CsrRequester = {username: user, groups: spec.groups ?? []}
     const judgement = judgePoolletCsr(facts, requester)
     if (judgement.verdict === 'foreign') {

@@ -8,7 +8,7 @@ import {CertificationRequest} from '@peculiar/asn1-csr'
 import {AsnConvert} from '@peculiar/asn1-schema'
 import {Extensions, GeneralNames, type AttributeTypeAndValue, type Extension, type GeneralName} from '@peculiar/asn1-x509'
 import * as x509 from '@peculiar/x509'
-import {webcrypto} from 'node:crypto'
+import {createPublicKey, webcrypto} from 'node:crypto'
 import type {CertificateTimes, CsrFacts, PoolletCsrTemplate, SubjectAttribute} from '../../core/index.ts'
 
 x509.cryptoProvider.set(webcrypto)
@@ -106,8 +106,42 @@ function describeExtension(extension: Extension): string {
   }
 }
 
+/** Signature algorithms by OID: the key algorithm and the hash (RFC 3279, 4055, 5758, 8410). */
+const SIGNATURE_ALGORITHMS: Record<string, {name: string; hash?: string}> = {
+  '1.2.840.10045.4.1': {name: 'ECDSA', hash: 'SHA-1'},
+  '1.2.840.10045.4.3.1': {name: 'ECDSA', hash: 'SHA-224'},
+  '1.2.840.10045.4.3.2': {name: 'ECDSA', hash: 'SHA-256'},
+  '1.2.840.10045.4.3.3': {name: 'ECDSA', hash: 'SHA-384'},
+  '1.2.840.10045.4.3.4': {name: 'ECDSA', hash: 'SHA-512'},
+  '1.2.840.113549.1.1.4': {name: 'RSA', hash: 'MD5'},
+  '1.2.840.113549.1.1.5': {name: 'RSA', hash: 'SHA-1'},
+  '1.2.840.113549.1.1.14': {name: 'RSA', hash: 'SHA-224'},
+  '1.2.840.113549.1.1.11': {name: 'RSA', hash: 'SHA-256'},
+  '1.2.840.113549.1.1.12': {name: 'RSA', hash: 'SHA-384'},
+  '1.2.840.113549.1.1.13': {name: 'RSA', hash: 'SHA-512'},
+  '1.2.840.113549.1.1.10': {name: 'RSASSA-PSS'},
+  '1.3.101.112': {name: 'Ed25519'},
+  '1.3.101.113': {name: 'Ed448'},
+  '1.2.840.10040.4.3': {name: 'DSA', hash: 'SHA-1'},
+}
+/** node:crypto's curve names, as the rules name them. */
+const CURVES: Record<string, string> = {prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521', secp256k1: 'secp256k1'}
+const KEY_TYPES: Record<string, string> = {ec: 'ECDSA', rsa: 'RSA', 'rsa-pss': 'RSASSA-PSS', ed25519: 'Ed25519', ed448: 'Ed448', dsa: 'DSA', dh: 'DH', x25519: 'X25519', x448: 'X448'}
+
+/** The public key of a request's SubjectPublicKeyInfo (DER), as node:crypto reads it; an algorithm OID it does not know is named by that OID. */
+function publicKeyOf(spki: ArrayBuffer, oid: string): CsrFacts['publicKey'] {
+  try {
+    const key = createPublicKey({key: Buffer.from(spki), format: 'der', type: 'spki'})
+    const details = key.asymmetricKeyDetails ?? {}
+    const algorithm = KEY_TYPES[key.asymmetricKeyType ?? ''] ?? String(key.asymmetricKeyType)
+    return {algorithm, ...(details.namedCurve !== undefined && {curve: CURVES[details.namedCurve] ?? details.namedCurve}), ...(details.modulusLength !== undefined && {bits: details.modulusLength})}
+  } catch {
+    return {algorithm: `unreadable key (algorithm ${oid})`}
+  }
+}
+
 function unreadable(signerName: string, usages: readonly string[], why: string): CsrFacts {
-  return {signerName, usages, unreadable: why, subject: [], extensions: [], attributes: [], signatureValid: false}
+  return {signerName, usages, unreadable: why, subject: [], extensions: [], attributes: [], signatureValid: false, publicKey: {algorithm: 'unread'}, signatureAlgorithm: {name: 'unread'}}
 }
 
 /**
@@ -156,6 +190,7 @@ export async function readCsr(spec: {signerName: string; usages?: readonly strin
   } catch {
     signatureValid = false
   }
+  const signatureOid = request.signatureAlgorithm.algorithm
   return {
     signerName: spec.signerName,
     usages,
@@ -163,5 +198,7 @@ export async function readCsr(spec: {signerName: string; usages?: readonly strin
     extensions,
     attributes,
     signatureValid,
+    publicKey: publicKeyOf(AsnConvert.serialize(info.subjectPKInfo), info.subjectPKInfo.algorithm.algorithm),
+    signatureAlgorithm: SIGNATURE_ALGORITHMS[signatureOid] ?? {name: signatureOid},
   }
 }

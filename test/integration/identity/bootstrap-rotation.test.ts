@@ -184,6 +184,7 @@ describe('poollet identity: bootstrap from a token, rotation without a restart, 
 
   it('keeps the issued kubeconfig in a Secret with --kubeconfig-secret-name, read back at restart', async () => {
     const pool = 's1'
+    await plane.kubectlApply({apiVersion: `${machine.group}/${machine.version}`, kind: machine.kind, metadata: {name: pool}})
     const secretArgs = args().map((a) => (a.startsWith('--kubeconfig=') ? `--kubeconfig-secret-name=${pool}-kubeconfig` : a.startsWith('--pool-name=') ? `--pool-name=${pool}` : a))
     // The Secret is read and written with the process's own cluster credentials ($KUBECONFIG here, in-cluster in a pod).
     const env = {KUBECONFIG: plane.adminKubeconfig, POD_NAMESPACE: 'default'}

@@ -4,10 +4,12 @@ import {writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import type {ControlPlane, Identity} from '../../../src/controlplane/control-plane.ts'
 import {renderKubeconfig} from '../../../src/controlplane/kubeconfig.ts'
+import {CLIENT_SIGNER} from '../../../src/core/identity/poollet-csr.ts'
 import {startController, type ControllerProcess} from '../../support/controller-env.ts'
 import {CSR_CASES, machine, volume, type CsrCase, type Requester} from '../../support/csr-cases.ts'
 import {opensslCsr, type Crafted} from '../../support/csr-craft.ts'
 import {approved, bootstrapToken, csrEvents, identityPlane, readCsr, submitCsr} from '../../support/identity-env.ts'
+import {KubeObjects} from '../../support/kube-objects.ts'
 import {waitFor} from '../../support/wait.ts'
 
 interface Submitted {
@@ -35,6 +37,10 @@ describe('controller --approve-poollet-csrs: crafted CSRs on a real API server w
 
   before(async function () {
     ;({plane} = await identityPlane({signingDurationSeconds: 600, hook: this}))
+    // The pools the approved cases name: a bootstrap token's CSR is approved only for a pool that exists.
+    const admin = new KubeObjects(plane.adminKubeconfig)
+    for (const pool of ['p1', 'p2', 'p3', 'p4', 'p5']) await admin.createPool(machine, pool)
+    await admin.createPool(volume, 'v1')
     controller = await startController(plane, ['--approve-poollet-csrs'])
     requesters.set('machine bootstrap token', await bootstrapToken(plane, machine))
     requesters.set('volume bootstrap token', await bootstrapToken(plane, volume))
@@ -88,8 +94,25 @@ describe('controller --approve-poollet-csrs: crafted CSRs on a real API server w
         const approval = await waitFor('the approval log line', () => controller.logs().find((l) => l.msg === 'approved a poollet client certificate' && l.csr === name))
         expect(approval.subresource, 'the subresource the SubjectAccessReview checked').to.equal(verdict.subresource)
       })
+    } else if (c.signerName !== undefined && c.signerName !== CLIENT_SIGNER) {
+      // Outside the approver's field selector (spec.signerName=kubernetes.io/kube-apiserver-client): never cached, never judged.
+      it(`leaves ${c.name} (${c.requester}) alone: another signer's CSR is not listed, watched or judged; never approved`, async () => {
+        const s = submitted.find((x) => x.c === c)
+        const name = s?.name ?? ''
+        expect(name, s?.createRefused).to.not.equal('')
+        // The foreign CSR, created after every case, has been looked at: this one would have been by now.
+        await waitFor('the review of the foreign CSR', () => controller.logs().find((l) => l.csr === foreign))
+        expect(controller.logs().filter((l) => l.csr === name), 'no line about it').to.deep.equal([])
+        expect((await readCsr(plane, name)).status?.conditions ?? []).to.deep.equal([])
+        expect(await csrEvents(plane, name)).to.deep.equal([])
+      })
     } else {
-      const says = verdict.refusedBy === 'subject-access-review' ? `may not create certificatesigningrequests/${volume.csrSubresource}` : `(rule ${verdict.refusedBy})`
+      const says =
+        verdict.refusedBy === 'subject-access-review'
+          ? `may not create certificatesigningrequests/${volume.csrSubresource}`
+          : verdict.refusedBy === 'pool-exists'
+            ? 'a bootstrap token obtains a certificate only for a pool that exists'
+            : `(rule ${verdict.refusedBy})`
       it(`refuses ${c.name} (${c.requester}): ${says}; never approved, never signed`, async () => {
         const s = submitted.find((x) => x.c === c)
         if (s?.createRefused !== undefined) {

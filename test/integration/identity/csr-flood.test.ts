@@ -6,6 +6,7 @@ import {DEFAULT_CSR_TIMEOUT_MS} from '../../../src/kube/identity/poollet-identit
 import {generateCsr} from '../../../src/kube/identity/x509.ts'
 import {startController, type ControllerProcess} from '../../support/controller-env.ts'
 import {approved, bootstrapToken, clients, identityPlane, listCsrs, readCsr, submitCsr} from '../../support/identity-env.ts'
+import {KubeObjects} from '../../support/kube-objects.ts'
 import {waitFor} from '../../support/wait.ts'
 
 const machine = POOL_KINDS.machine
@@ -29,6 +30,7 @@ describe('controller --approve-poollet-csrs: a flood of CSRs from one requester 
 
   before(async () => {
     ;({plane} = await identityPlane())
+    await new KubeObjects(plane.adminKubeconfig).createPool(machine, 'p1')
     flooder = await bootstrapToken(plane, machine)
     const other = await bootstrapToken(plane, machine)
     const junk = await generateCsr(poolletCsrTemplate(volume, 'v1'))

@@ -34,7 +34,7 @@ async function readyz(controller: ControllerProcess): Promise<{status: number; b
  * The review's second denial of service on the real kube-apiserver: 17 CSRs of the client signer, each
  * a small valid request followed by 1.48 MB of text, 33 MB as one list of JSON (base64). Before issue
  * 29 an approver that (re)started after them never synced and never approved, with /readyz 200. Now it
- * lists 8 CSRs a page and drops each oversized request before caching it: after a restart a waiting
+ * lists 4 CSRs a page and drops each oversized request before caching it: after a restart a waiting
  * legitimate CSR is approved, every padded one is refused naming its size, and /readyz says the cache is whole.
  */
 describe('controller --approve-poollet-csrs: 17 CSRs of 1.48 MB each stall no approval', function () {
@@ -52,6 +52,8 @@ describe('controller --approve-poollet-csrs: 17 CSRs of 1.48 MB each stall no ap
     other = await bootstrapToken(plane, machine)
     controller = await startController(plane, ['--approve-poollet-csrs'])
     await controller.waitForLog('approving poollet client certificates')
+    const before = await memoryMiB(controller.child.pid!)
+    console.log(`      the approver before the padded CSRs: ${before.rss.toFixed(1)} MiB resident, peak ${before.peak.toFixed(1)} MiB`)
     const small = (await generateCsr(poolletCsrTemplate(machine, 'p1'))).csrPem
     for (let i = 0; i < PADDED; i++) padded.push(await submitCsr(flooder.kubeconfig, {pem: small + 'x'.repeat(PADDING_BYTES), name: `padded-${String(i).padStart(2, '0')}`}))
   })
@@ -69,7 +71,8 @@ describe('controller --approve-poollet-csrs: 17 CSRs of 1.48 MB each stall no ap
     expect(csrs).to.have.length(PADDED)
     expect(csrs.filter(approved)).to.deep.equal([])
     const pid = controller!.child.pid!
-    console.log(`      the running approver, 17 padded CSRs seen: ${JSON.stringify(await memoryMiB(pid))} MiB`)
+    const memory = await memoryMiB(pid)
+    console.log(`      the running approver, ${PADDED} padded CSRs refused: ${memory.rss.toFixed(1)} MiB resident, peak ${memory.peak.toFixed(1)} MiB`)
   })
 
   it('after a restart, a waiting legitimate CSR is approved; /readyz reports the CSR cache whole; memory figures printed', async () => {

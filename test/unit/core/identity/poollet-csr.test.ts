@@ -25,6 +25,8 @@ function facts(kind = machine, pool = 'p1', overrides: Partial<CsrFacts> = {}): 
     extensions: [],
     attributes: [],
     signatureValid: true,
+    publicKey: {algorithm: 'ECDSA', curve: 'P-256'},
+    signatureAlgorithm: {name: 'ECDSA', hash: 'SHA-256'},
     ...overrides,
   }
 }
@@ -76,6 +78,37 @@ describe('poollet CSR rules', () => {
     const judgement = judgePoolletCsr(twoCns, BOOTSTRAP)
     expect(judgement.verdict === 'broken' && judgement.message).to.include('a multi-valued RDN').and.include(`CN=a+CN=b, O=${machine.poolletGroup}`)
     expect(subjectText([])).to.equal('(empty)')
+  })
+
+  describe('keys and signatures: ECDSA P-256 or P-384, or RSA of at least 2048 bits, signed with SHA-256 or better', () => {
+    const cases: Array<{what: string; publicKey: CsrFacts['publicKey']; signatureAlgorithm: CsrFacts['signatureAlgorithm']; rule?: string; says?: string}> = [
+      {what: 'ECDSA P-256, SHA-256', publicKey: {algorithm: 'ECDSA', curve: 'P-256'}, signatureAlgorithm: {name: 'ECDSA', hash: 'SHA-256'}},
+      {what: 'ECDSA P-384, SHA-384', publicKey: {algorithm: 'ECDSA', curve: 'P-384'}, signatureAlgorithm: {name: 'ECDSA', hash: 'SHA-384'}},
+      {what: 'ECDSA P-256, SHA-512', publicKey: {algorithm: 'ECDSA', curve: 'P-256'}, signatureAlgorithm: {name: 'ECDSA', hash: 'SHA-512'}},
+      {what: 'RSA 2048, SHA-256', publicKey: {algorithm: 'RSA', bits: 2048}, signatureAlgorithm: {name: 'RSA', hash: 'SHA-256'}},
+      {what: 'RSA 4096, SHA-384', publicKey: {algorithm: 'RSA', bits: 4096}, signatureAlgorithm: {name: 'RSA', hash: 'SHA-384'}},
+      {what: 'RSA 2047', publicKey: {algorithm: 'RSA', bits: 2047}, signatureAlgorithm: {name: 'RSA', hash: 'SHA-256'}, rule: 'key', says: 'the public key is RSA 2047 bits, not ECDSA P-256 or P-384 nor RSA of at least 2048 bits'},
+      {what: 'RSA 1024', publicKey: {algorithm: 'RSA', bits: 1024}, signatureAlgorithm: {name: 'RSA', hash: 'SHA-256'}, rule: 'key', says: 'RSA 1024 bits'},
+      {what: 'ECDSA P-521', publicKey: {algorithm: 'ECDSA', curve: 'P-521'}, signatureAlgorithm: {name: 'ECDSA', hash: 'SHA-512'}, rule: 'key', says: 'ECDSA P-521'},
+      {what: 'ECDSA secp256k1', publicKey: {algorithm: 'ECDSA', curve: 'secp256k1'}, signatureAlgorithm: {name: 'ECDSA', hash: 'SHA-256'}, rule: 'key', says: 'ECDSA secp256k1'},
+      {what: 'Ed25519', publicKey: {algorithm: 'Ed25519'}, signatureAlgorithm: {name: 'Ed25519'}, rule: 'key', says: 'the public key is Ed25519'},
+      {what: 'ECDSA P-256 signed with SHA-1', publicKey: {algorithm: 'ECDSA', curve: 'P-256'}, signatureAlgorithm: {name: 'ECDSA', hash: 'SHA-1'}, rule: 'signature-algorithm', says: 'signed with ECDSA with SHA-1, not ECDSA with SHA-256, SHA-384, SHA-512'},
+      {what: 'ECDSA P-256 signed with SHA-224', publicKey: {algorithm: 'ECDSA', curve: 'P-256'}, signatureAlgorithm: {name: 'ECDSA', hash: 'SHA-224'}, rule: 'signature-algorithm', says: 'SHA-224'},
+      {what: 'RSA 2048 signed with SHA-1', publicKey: {algorithm: 'RSA', bits: 2048}, signatureAlgorithm: {name: 'RSA', hash: 'SHA-1'}, rule: 'signature-algorithm', says: 'not RSA (PKCS#1 v1.5) with SHA-256'},
+      {what: 'RSA 2048 signed with RSASSA-PSS', publicKey: {algorithm: 'RSA', bits: 2048}, signatureAlgorithm: {name: 'RSASSA-PSS'}, rule: 'signature-algorithm', says: 'signed with RSASSA-PSS'},
+      {what: 'an ECDSA key with an RSA signature algorithm', publicKey: {algorithm: 'ECDSA', curve: 'P-256'}, signatureAlgorithm: {name: 'RSA', hash: 'SHA-256'}, rule: 'signature-algorithm', says: 'signed with RSA with SHA-256'},
+      {what: 'an unknown signature OID', publicKey: {algorithm: 'ECDSA', curve: 'P-256'}, signatureAlgorithm: {name: '1.2.3.4'}, rule: 'signature-algorithm', says: 'signed with 1.2.3.4'},
+    ]
+    for (const c of cases) {
+      it(`${c.what}: ${c.rule === undefined ? 'recognised' : `refused by rule ${c.rule}`}`, () => {
+        const judgement = judgePoolletCsr(facts(machine, 'p1', {publicKey: c.publicKey, signatureAlgorithm: c.signatureAlgorithm}), BOOTSTRAP)
+        if (c.rule === undefined) expect(judgement.verdict).to.equal('recognised')
+        else {
+          expect(judgement).to.deep.include({verdict: 'broken', rule: c.rule})
+          expect(judgement.verdict === 'broken' && judgement.message).to.include(c.says)
+        }
+      })
+    }
   })
 
   it('leaves a CSR that claims no pool kind, from a requester of none, to other approvers', () => {

@@ -17,7 +17,7 @@ describe('poollet CSR rules on real DER (crafted with openssl and @peculiar/x509
   this.timeout(30_000)
 
   for (const c of CSR_CASES) {
-    const expected = 'approvedAs' in c.verdict ? `recognised, SAR on ${c.verdict.subresource}` : c.verdict.refusedBy === 'subject-access-review' ? 'recognised, left to the SAR' : `broken: rule ${c.verdict.refusedBy}`
+    const expected = 'approvedAs' in c.verdict ? `recognised, SAR on ${c.verdict.subresource}` : c.verdict.refusedBy === 'subject-access-review' ? 'recognised, left to the SAR' : c.verdict.refusedBy === 'pool-exists' ? 'recognised, left to the pool look-up' : `broken: rule ${c.verdict.refusedBy}`
     it(`${c.name} (${c.requester}): ${expected}`, async () => {
       const crafted = await c.make()
       const facts = await readCsr({signerName: c.signerName ?? CLIENT_SIGNER, usages: c.usages ?? USAGES, request: Buffer.from(crafted.pem)})
@@ -28,6 +28,9 @@ describe('poollet CSR rules on real DER (crafted with openssl and @peculiar/x509
       } else if (c.verdict.refusedBy === 'subject-access-review') {
         // Every rule holds for another kind: only the SubjectAccessReview on that kind's subresource stands between.
         expect(judgement).to.deep.include({verdict: 'recognised', subresource: volume.csrSubresource})
+      } else if (c.verdict.refusedBy === 'pool-exists') {
+        // Every rule holds: only the approver's look-up of the pool stands between.
+        expect(judgement).to.deep.include({verdict: 'recognised', subresource: machine.csrSubresource})
       } else {
         expect(judgement.verdict, JSON.stringify(facts)).to.equal('broken')
         expect(judgement.verdict === 'broken' && judgement.rule, judgement.verdict === 'broken' ? judgement.message : '').to.equal(c.verdict.refusedBy)

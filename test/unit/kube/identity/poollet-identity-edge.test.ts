@@ -32,6 +32,8 @@ describe("a poollet's CSR and kubeconfig file", () => {
         extensions: [],
         attributes: [],
         signatureValid: true,
+        publicKey: {algorithm: 'ECDSA', curve: 'P-256'},
+        signatureAlgorithm: {name: 'ECDSA', hash: 'SHA-256'},
       })
       expect(judgePoolletCsr(facts, {username: 'system:bootstrap:abc123', groups: [kind.bootstrapperGroup]})).to.deep.include({verdict: 'recognised', pool: 'p1', subresource: kind.csrSubresource})
     }
