@@ -125,6 +125,79 @@ function eventValidation(kinds: readonly PoolKind[]): Manifest {
   }
 }
 
+/**
+ * Size bounds on what a poollet writes (issue 29): one identity that wrote 24 Leases with a 1.45 MB
+ * holderIdentity made every list of its kind's Leases larger than the controller reads (32 MiB), and a
+ * poollet may pad its pool's status the same way. Each bound is generous beside what a poollet writes
+ * (ironpool's holder is `<pool>_<uuid>`, at most 253 + 37 characters would do, but a holder is an
+ * identity and 253 is an object name's bound, as the issue asks; the Ready message is the probe's error
+ * text) and the condition ones are metav1.Condition's own (type 316, reason 1024, message 32768), so no
+ * legitimate write is refused; together they bound a poollet's pool status at about 0.7 MB of strings
+ * against etcd's 1.5 MiB an object. Each refusal names the field, its size and the limit.
+ */
+export const POOLLET_WRITE_BOUNDS = {
+  holderIdentity: 253,
+  conditions: 16,
+  conditionType: 316,
+  conditionReason: 1024,
+  conditionMessage: 32768,
+  state: 63,
+  classes: 256,
+  className: 253,
+  addresses: 64,
+  address: 253,
+  resources: 64,
+  resourceName: 316,
+} as const
+
+const B = POOLLET_WRITE_BOUNDS
+const IS_LEASE_WRITE = "request.operation != 'DELETE' && request.resource.group == 'coordination.k8s.io' && request.resource.resource == 'leases'"
+const isPoolWrite = (kinds: readonly PoolKind[]) => `request.operation != 'DELETE' && (${kinds.map((k) => `(request.resource.group == ${quote(k.group)} && request.resource.resource == ${quote(k.plural)})`).join(' || ')})`
+
+/** A validation that holds unless `applies` and the bound is broken; its message names the field, what was found and the limit. */
+function bound(applies: string, holds: string, found: string): Manifest {
+  return {expression: `!(${applies}) || (${holds})`, messageExpression: `${found} + ' in ' + variables.target + ' (written by ' + ${USER} + ')'`, reason: 'Invalid'}
+}
+
+const str = (n: number) => `'${n}'`
+
+function sizeValidations(kinds: readonly PoolKind[]): Manifest[] {
+  const pool = isPoolWrite(kinds)
+  const status = `${pool} && has(object.status)`
+  const conditions = `${status} && has(object.status.conditions)`
+  /** A string field of every condition: the first too long is named by its type. */
+  const conditionField = (field: 'type' | 'reason' | 'message', max: number) => {
+    const tooLong = `object.status.conditions.filter(c, has(c.${field}) && size(c.${field}) > ${max})`
+    // The type names the condition (cut to 64 characters: CEL's substring fails past a string's end).
+    const type = `${tooLong}[0].type`
+    return bound(conditions, `object.status.conditions.all(c, !has(c.${field}) || size(c.${field}) <= ${max})`, `'status.conditions[type=' + (size(${type}) > 64 ? ${type}.substring(0, 64) + '…' : ${type}) + '].${field} is ' + string(size(${tooLong}[0].${field})) + ' characters, more than ${max}'`)
+  }
+  const list = (field: string, max: number, item: string, itemMax: number) => [
+    bound(`${status} && has(object.status.${field})`, `size(object.status.${field}) <= ${max}`, `'status.${field} has ' + string(size(object.status.${field})) + ' entries, more than ' + ${str(max)}`),
+    bound(`${status} && has(object.status.${field})`, `object.status.${field}.all(e, !has(e.${item}) || size(e.${item}) <= ${itemMax})`, `'a status.${field}[].${item} is longer than ' + ${str(itemMax)} + ' characters'`),
+  ]
+  const resources = (field: string) => [
+    bound(`${status} && has(object.status.${field})`, `size(object.status.${field}) <= ${B.resources} && object.status.${field}.all(k, size(k) <= ${B.resourceName})`, `'status.${field} has more than ${B.resources} resources, or a resource name longer than ${B.resourceName} characters (' + string(size(object.status.${field})) + ' resources)'`),
+  ]
+  return [
+    bound(
+      `${IS_LEASE_WRITE} && has(object.spec) && has(object.spec.holderIdentity)`,
+      `size(object.spec.holderIdentity) <= ${B.holderIdentity}`,
+      `'spec.holderIdentity is ' + string(size(object.spec.holderIdentity)) + ' characters, more than ${B.holderIdentity}'`,
+    ),
+    bound(conditions, `size(object.status.conditions) <= ${B.conditions}`, `'status.conditions has ' + string(size(object.status.conditions)) + ' entries, more than ${B.conditions}'`),
+    conditionField('type', B.conditionType),
+    conditionField('reason', B.conditionReason),
+    conditionField('message', B.conditionMessage),
+    bound(`${status} && has(object.status.state)`, `size(object.status.state) <= ${B.state}`, `'status.state is ' + string(size(object.status.state)) + ' characters, more than ${B.state}'`),
+    // Every kind's class list; a kind without the field never has it (pruned by the CRD, absent in IronCore's API).
+    ...['availableMachineClasses', 'availableVolumeClasses', 'availableBucketClasses'].flatMap((field) => list(field, B.classes, 'name', B.className)),
+    ...list('addresses', B.addresses, 'address', B.address),
+    ...resources('capacity'),
+    ...resources('allocatable'),
+  ]
+}
+
 export function poolletPolicy(): Manifest {
   const kinds = POOL_KIND_NAMES.map((name) => POOL_KINDS[name])
   const groups = [...new Set(kinds.map((kind) => kind.group))]
@@ -151,7 +224,7 @@ export function poolletPolicy(): Manifest {
       },
       matchConditions: [{name: 'poollet-identity', expression: selectsCaller(kinds)}],
       variables: VARIABLES,
-      validations: [...kinds.map(validation), eventValidation(kinds)],
+      validations: [...kinds.map(validation), eventValidation(kinds), ...sizeValidations(kinds)],
     },
   }
 }
