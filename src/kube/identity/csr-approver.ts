@@ -77,7 +77,7 @@ const REVIEW_REASON_MAX = 256
  * The message of a broken judgement, with every requester value in it (subject values, signer, usages,
  * extensions, attributes, why it is unreadable, username and groups) passed through quoteUntrusted():
  * the rule is asked again of the same facts with those values bounded and escaped. Bounding can change
- * which rule such facts break (two long names equal in their first 128 characters), so when the rule
+ * which rule such facts break (two long names equal in their first 256 characters), so when the rule
  * asked again is not the one judged, the judged message is escaped and bounded whole instead.
  */
 export function refusalMessage(judgement: Extract<CsrJudgement, {verdict: 'broken'}>, facts: CsrFacts, requester: CsrRequester): string {

@@ -8,8 +8,11 @@
  * escaped character, never text the requester typed. Letters of any script pass unchanged.
  */
 
-/** Characters of one requester-controlled value in a message, before the `…(N characters)` that says it was cut. */
-export const UNTRUSTED_VALUE_MAX = 128
+/**
+ * Characters of one requester-controlled value in a message, before the `…(N characters)` that says it
+ * was cut: 256, as issue 29 asks (a pool name is at most 253, so a poollet's own CN is never cut).
+ */
+export const UNTRUSTED_VALUE_MAX = 256
 
 /** Kubernetes refuses an Event whose message (note) is longer than this many bytes (NoteLengthLimit). */
 export const EVENT_MESSAGE_MAX = 1024

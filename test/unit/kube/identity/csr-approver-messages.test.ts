@@ -4,7 +4,7 @@ import type {PoolEvent} from '../../../../src/core/ports.ts'
 import {POOL_KINDS} from '../../../../src/core/pool-kinds.ts'
 import {CLIENT_SIGNER} from '../../../../src/core/identity/poollet-csr.ts'
 import {CsrApprover, REASON_NOT_APPROVED} from '../../../../src/kube/identity/csr-approver.ts'
-import {EVENT_MESSAGE_MAX} from '../../../../src/kube/identity/untrusted-text.ts'
+import {EVENT_MESSAGE_MAX, UNTRUSTED_VALUE_MAX} from '../../../../src/kube/identity/untrusted-text.ts'
 import {FakeClock} from '../../../support/fake-clock.ts'
 import {FakeLogger} from '../../../support/fake-logger.ts'
 import {peculiarCsr, USAGES} from '../../../support/csr-craft.ts'
@@ -56,7 +56,7 @@ describe("CsrApprover's refusal messages: the request's values bounded and escap
         expect(message).to.include(escaped)
         expect(rawControl(message)).to.equal(undefined)
         // The CN is cut to its own bound, well within the whole message's.
-        expect(message.length).to.be.below(400)
+        expect(message.length).to.be.below(UNTRUSTED_VALUE_MAX + 250)
       }
       expect(line.message).to.equal(event.message)
       expect(line.rule).to.equal(rule)
@@ -64,10 +64,10 @@ describe("CsrApprover's refusal messages: the request's values bounded and escap
     })
   }
 
-  it('bounds the message whole when the values bounded one by one would break another rule (two long names alike in their first 128 characters)', async () => {
-    const cn = `${machine.poolletUserPrefix}${'x'.repeat(200)}b`
+  it('bounds the message whole when the values bounded one by one would break another rule (two long names alike in their first 256 characters)', async () => {
+    const cn = `${machine.poolletUserPrefix}${'x'.repeat(240)}b`
     const {pem} = await peculiarCsr({subject: [{CN: [cn]}, {O: [machine.poolletGroup]}]})
-    const {line, event} = await refuse(pem, {username: `${machine.poolletUserPrefix}${'x'.repeat(200)}a\u202e`, groups: [machine.poolletGroup, 'system:authenticated']})
+    const {line, event} = await refuse(pem, {username: `${machine.poolletUserPrefix}${'x'.repeat(240)}a\u202e`, groups: [machine.poolletGroup, 'system:authenticated']})
     expect(line.rule).to.equal('self')
     expect(event.message).to.include('(rule self): requester ')
     expect(event.message).to.include('may request only its own name')
@@ -75,6 +75,7 @@ describe("CsrApprover's refusal messages: the request's values bounded and escap
     expect(event.message).to.match(/…\(\d+ characters\)$/)
     expect(rawControl(event.message)).to.equal(undefined)
     expect(event.message.length).to.be.below(700)
+    expect(Buffer.byteLength(event.message, 'utf8')).to.be.at.most(EVENT_MESSAGE_MAX)
   })
 
   it("keeps the Event message within Kubernetes' 1024 bytes when many values each within their bound add up", async () => {
