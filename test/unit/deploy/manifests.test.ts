@@ -94,7 +94,9 @@ describe('deploy/ manifests', () => {
     for (const name of POOL_KIND_NAMES) {
       expect(spec.matchConditions[0]?.expression).to.include(`startsWith('${POOL_KINDS[name].poolletUserPrefix}')`).and.to.include(`'${POOL_KINDS[name].poolletGroup}'`)
     }
-    // One per kind (its Lease and pool), and one for Events.
-    expect(spec.validations).to.have.length(POOL_KIND_NAMES.length + 1)
+    // One per kind (its Lease and pool), one for Events, then the size bounds (reason Invalid), each message naming its field.
+    const bounds = (spec.validations as Array<{reason: string; messageExpression: string}>).slice(POOL_KIND_NAMES.length + 1)
+    expect(bounds.length).to.be.at.least(10)
+    expect(bounds.every((v) => v.reason === 'Invalid' && /'(a )?(spec|status)\./.test(v.messageExpression))).to.be.true
   })
 })
