@@ -21,7 +21,7 @@ import type {KubeConfig, V1CertificateSigningRequest} from '@kubernetes/client-n
 import {brokenRule, CLIENT_SIGNER, CSR_API_GROUP, errorMessage, FairQueue, judgePoolletCsr, TokenBucket, type Clock, type CsrFacts, type CsrJudgement, type CsrRequester, type EventSink, type Logger, type PoolKind} from '../../core/index.ts'
 import {httpStatus, translateApiError} from '../http/api-errors.ts'
 import {ListWatchCache, type ListWatchCacheOptions} from '../watch/list-watch-cache.ts'
-import {customObjectSource, type Lister, type Watcher} from '../watch/list-watch-source.ts'
+import {customObjectSource, withoutManagedFields, type Lister, type Watcher} from '../watch/list-watch-source.ts'
 import type {KubeObject} from '../watch/list-watch-store.ts'
 import {kubeCsrApproverApi, type CsrApproverApi} from './csr-approver-api.ts'
 import {readCsr} from './x509.ts'
@@ -44,12 +44,19 @@ export const REQUEST_MAX_BYTES = 4096
  * CSRs per list page. A CSR's answer is at most ~2.1 MB (etcd's 1.5 MiB object as JSON, spec.request
  * base64), so 4 of them stay far below the 32 MiB an answer may hold (MAX_ANSWER_BYTES), and one page
  * read and parsed at a time keeps the approver's peak low: after a restart among 17 CSRs of 1.48 MB it
- * peaked at 164 MiB with 4 a page, 191 MiB with 8 (csr-oversized.test.ts), against the Deployment's
- * 256 Mi; a page of 500 (client-go's size) is one 33 MB answer and never read. Fine for a real cluster
- * too: with the signer's field selector a list holds client-certificate CSRs only, which
- * kube-controller-manager removes an hour after they are decided (a day if never).
+ * peaked at 164-189 MiB with 4 a page, 158 with 2, 191 with 8 (csr-oversized.test.ts, one run each, a
+ * busy machine), against the Deployment's 256 Mi; a page of 500 (client-go's size) was one 33 MB
+ * answer. Fine for a real cluster too: with the signer's field selector a list holds client-certificate
+ * CSRs only, which kube-controller-manager removes an hour after they are decided (a day if never).
  */
 export const CSR_PAGE_SIZE = 4
+/**
+ * The largest CSR the cache reads (the watch layer leaves larger objects out, src/kube/watch): every CSR
+ * etcd can hold (1.5 MiB, ~2.1 MB as JSON) and kube-apiserver's 3 MB request bound, well above the
+ * shared 256 KiB, so that a padded CSR reaches trimCsr() and is refused with its reason (a Warning Event
+ * its requester sees) instead of lying pending, unexplained, for a day.
+ */
+export const CSR_MAX_OBJECT_BYTES = 3 * 1024 * 1024
 /** The only CSRs the approver judges, so the only ones it lists, watches and keeps. */
 export const CSR_FIELD_SELECTOR = `spec.signerName=${CLIENT_SIGNER}`
 /** Reviews in flight: in all, and per requester. */
@@ -115,7 +122,7 @@ export function trimCsr<T>(object: T): T {
   return object
 }
 
-/** The list and watch of a source with every CSR trimmed (trimCsr) before the cache sees it. */
+/** The list and watch of a source with every CSR trimmed (trimCsr) before the cache sees it: for a source given as a test seam. */
 export function trimmedSource(source: {list: Lister<Csr>; watch: Watcher}): {list: Lister<Csr>; watch: Watcher} {
   return {
     list: async (page) => {
@@ -123,7 +130,12 @@ export function trimmedSource(source: {list: Lister<Csr>; watch: Watcher}): {lis
       for (const item of answer.items ?? []) trimCsr(item)
       return answer
     },
-    watch: (resourceVersion, callbacks) => source.watch(resourceVersion, {event: (type, object) => callbacks.event(type, trimCsr(object)), done: (error) => callbacks.done(error)}),
+    watch: (resourceVersion, callbacks) =>
+      source.watch(resourceVersion, {
+        event: (type, object) => callbacks.event(type, trimCsr(object)),
+        done: (error) => callbacks.done(error),
+        ...(callbacks.oversized !== undefined && {oversized: (event) => callbacks.oversized?.(event)}),
+      }),
   }
 }
 
@@ -169,14 +181,14 @@ export class CsrApprover {
       run: (name) => this.review(name),
       onError: (name, error) => this.o.logger.warn({csr: name, error: errorMessage(error)}, 'review failed'),
     })
-    const source = trimmedSource(
-      o.source ??
-        customObjectSource<Csr>(
-          o.kubeConfig,
-          {group: CSR_API_GROUP, version: 'v1', plural: 'certificatesigningrequests', fieldSelector: CSR_FIELD_SELECTOR},
-          {inactivityTimeoutMs: WATCHDOG_DEFAULT_MS + 10_000, timeoutSeconds: () => watchTimeoutSeconds()},
-        ),
-    )
+    const source =
+      o.source !== undefined
+        ? trimmedSource(o.source)
+        : customObjectSource<Csr>(
+            o.kubeConfig,
+            {group: CSR_API_GROUP, version: 'v1', plural: 'certificatesigningrequests', fieldSelector: CSR_FIELD_SELECTOR},
+            {inactivityTimeoutMs: WATCHDOG_DEFAULT_MS + 10_000, timeoutSeconds: () => watchTimeoutSeconds(), maxObjectBytes: CSR_MAX_OBJECT_BYTES, transform: (object) => trimCsr(withoutManagedFields(object))},
+          )
     this.cache = new ListWatchCache<Csr>({resource: 'certificatesigningrequests', list: source.list, watch: source.watch, logger: o.logger, clock: o.clock, pageSize: CSR_PAGE_SIZE, observer: o.observer, ...(o.cacheBackoff && {backoff: o.cacheBackoff})})
     this.cache.onEvent((event) => {
       if (event.type === 'delete') {
