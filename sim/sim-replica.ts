@@ -3,7 +3,7 @@
  * (probing with a one-item list of the lease namespace), one RequestLimiter, kindEngine with the pool
  * and Lease caches, the confirming read and the Unknown write bounded as in production, and, with
  * several replicas, the real LeaderElector. As the manager does, the engine leads only once both caches
- * are whole; losing leadership ends the process (its writes finish and settle first), and the kubelet
+ * are whole (and, electing, its evidence a grace period old); losing leadership ends the process (its writes finish and settle first), and the kubelet
  * starts it again a second later, with nothing remembered.
  */
 import {
@@ -158,8 +158,16 @@ class ReplicaProcess {
         onExit()
       })
     }
+    // As the controller's wiring: with leader election, a replica campaigns only once its own
+    // evidence is a grace period old (evidenceWarmUp in src/app/controller.ts).
     let unsynced = this.caches.length
-    for (const cache of this.caches) cache.onceSynced(() => --unsynced === 0 && startElection())
+    for (const cache of this.caches) {
+      cache.onceSynced(() => {
+        if (--unsynced > 0) return
+        if (o.leaderElection) clock.setTimer(gracePeriodMs, startElection)
+        else startElection()
+      })
+    }
   }
 
   /** The process ends (killed, or exiting): nothing of it runs again. */

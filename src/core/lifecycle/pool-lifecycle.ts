@@ -13,8 +13,9 @@
  * Blindness suspends evidence; it does not erase it. Silence is measured on an {@link EvidenceClock}
  * that stands still while the view is not whole: every deadline moves by the time spent blind, and
  * the silence seen before a spell still counts after it. Grace periods start afresh only where events
- * may really have been missed: a spell in which this process was paused or a cache relisted, a new
- * leader (its predecessor's silence is no evidence of ours), first sight of a pool.
+ * may really have been missed: a spell in which this process was paused or a cache relisted, first
+ * sight of a pool. A new leader keeps what this process saw as a standby: its predecessor's silence
+ * is no evidence of ours, but our own is.
  *
  * One pool's trouble is that pool's: a failed confirming read or write retries that pool with a
  * doubling backoff, and is reported to the sight as one answer among many (the sight turns blind on
@@ -265,7 +266,12 @@ export class PoolLifecycle {
 
   /**
    * Leadership gained, lost, or the engine closed: what was in flight belongs to the period that
-   * ended; a new leader starts every grace period afresh.
+   * ended. A new leader keeps the evidence this process gathered as a standby (its own watches and
+   * sight, blind time cut out, grace restarted wherever events may have been missed): the silence it
+   * saw is its own, not its predecessor's. A pool it saw first a moment ago has only that moment of
+   * silence counted. Restarting every grace period instead made each leader change cost a grace
+   * period, and repeated stalls of the API (each costing leadership) held dead pools for as long as
+   * they went on (the simulator: seed 1120).
    */
   private newEra(): void {
     this.era.abort(new Error(this.closed ? 'the lifecycle engine stopped' : 'leadership lost'))
@@ -273,7 +279,7 @@ export class PoolLifecycle {
     this.deadlines.clear()
     this.forgetOverdue()
     if (!this.active) return
-    this.restartEvidence()
+    for (const name of this.tracker.names()) this.arm(name)
     this.judge()
   }
 

@@ -30,6 +30,12 @@
  * backdating makes the second probe's delay cost nothing); and once writes land again, the sight
  * stays blind for a settle window of one write interval plus one deadline, the time in which every
  * live poollet has had a tick and its request's deadline to renew. Only then does silence count again.
+ *
+ * A stall of the API (SIGSTOP, a wedged etcd) shorter than the probes' threshold still fails every
+ * poollet request in flight once it outlasts their deadline. So no answer at all for one poollet
+ * request deadline (the write probe's), while requests were out, is blindness too, at once and
+ * backdated to the last answer; it ends with the next answer and the same settle window. A lossy
+ * link does not look like that: the other requests, sent every probe interval, keep answering.
  */
 import {bounded} from '../bounded.ts'
 import {sleep, type Clock} from '../clock.ts'
@@ -87,6 +93,11 @@ export const REQUEST_FAILURES_MIN = 5
 
 type Listener = (state: SightState) => void
 
+/** A request of the sight's own given up at its deadline: silence, unlike an error answered. */
+class NoAnswerError extends Error {
+  override readonly name = 'NoAnswerError'
+}
+
 /** Derives the sight's timings from the grace period: probes well inside it, lag far below it. */
 export function sightTimings(gracePeriodMs: number): Pick<SightOptions, 'probeIntervalMs' | 'probeTimeoutMs' | 'tickMs' | 'maxLagMs' | 'writeProbeIntervalMs' | 'writeProbeTimeoutMs'> {
   const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), hi)
@@ -135,6 +146,11 @@ export class Sight {
   private settleUntil: number | undefined
   private refusalLogged = false
   private writeFailures = 0
+  /** When anything last answered (a probe, the write probe, another request), and when a probe last went out. */
+  private lastAnswerAt: number | undefined
+  private lastSentAt = 0
+  /** Since when nothing has answered, once that outlasted a request deadline. */
+  private stallSince: number | undefined
 
   constructor(options: SightOptions) {
     this.o = options
@@ -168,7 +184,10 @@ export class Sight {
     const horizon = now - this.requestWindowMs()
     while (this.answers.length > 0 && this.answers[0]!.at < horizon) this.answers.shift()
     this.answers.push({at: now, ok})
-    if (ok) this.lastGoodRequestEnd = now
+    if (ok) {
+      this.lastGoodRequestEnd = now
+      this.answered()
+    }
     if (ok || this.requestsFailedAt !== undefined) return
     let failed = 0
     for (const answer of this.answers) if (!answer.ok) failed++
@@ -236,10 +255,13 @@ export class Sight {
   private async probeOnce(signal: AbortSignal): Promise<void> {
     const {clock, probeTimeoutMs} = this.o
     const started = clock.monotonic()
+    this.lastSentAt = started
     try {
-      await bounded(this.o.probe, {clock, timeoutMs: probeTimeoutMs, signal, timeoutError: () => new Error(`no answer within ${probeTimeoutMs} ms`)})
+      await bounded(this.o.probe, {clock, timeoutMs: probeTimeoutMs, signal, timeoutError: () => new NoAnswerError(`no answer within ${probeTimeoutMs} ms`)})
     } catch (error) {
       if (signal.aborted) return
+      // An error answered quickly (503, refused) is no stall: the probes' threshold judges it.
+      if (!(error instanceof NoAnswerError)) this.heard()
       if (this.probeFailures++ === 0) this.firstFailedProbeStart = started
       // Never answered yet: blind anyway; say why.
       if (this.lastGoodProbeStart === undefined) this.apiProblem = errorMessage(error)
@@ -253,6 +275,7 @@ export class Sight {
     }
     this.lastGoodProbeStart = started
     this.lastGoodProbeEnd = clock.monotonic()
+    this.answered()
     this.probeFailures = 0
     // The requests' failures are over once a probe sent after them answered, as a pause is.
     if (this.requestsFailedAt === undefined || started >= this.requestsFailedAt) {
@@ -271,11 +294,13 @@ export class Sight {
     const {clock} = this.o
     while (!signal.aborted) {
       const started = clock.monotonic()
+      this.lastSentAt = started
       try {
-        await bounded(probe, {clock, timeoutMs, signal, timeoutError: () => new Error(`no answer within ${timeoutMs} ms`)})
+        await bounded(probe, {clock, timeoutMs, signal, timeoutError: () => new NoAnswerError(`no answer within ${timeoutMs} ms`)})
         this.writeLanded(intervalMs + timeoutMs)
       } catch (error) {
         if (signal.aborted) return
+        if (!(error instanceof NoAnswerError)) this.heard()
         if (isAnswer(error)) {
           if (!this.refusalLogged) this.o.logger.warn({err: errorMessage(error)}, 'the write probe is refused: writes are taken on trust (see the RBAC of the leader-election namespace)')
           this.refusalLogged = true
@@ -298,29 +323,66 @@ export class Sight {
   /** A write landed; after a spell of failed writes, blind for settleMs more. */
   private writeLanded(settleMs: number): void {
     const now = this.o.clock.monotonic()
+    this.answered()
     this.lastGoodWriteEnd = now
     this.writeFailures = 0
     if (this.writeProblem === undefined) return
     this.writeProblem = undefined
-    if (settleMs > 0) {
-      const until = now + settleMs
-      this.settleUntil = until
-      this.o.clock.setTimer(settleMs, () => {
-        if (this.settleUntil === until) this.settleUntil = undefined
-        this.update()
-      })
-    }
+    if (settleMs > 0) this.settle(settleMs)
     this.update()
+  }
+
+  /** Blind for settleMs more: every live poollet gets a tick and a request deadline to renew first. */
+  private settle(settleMs: number): void {
+    const until = this.o.clock.monotonic() + settleMs
+    if (until <= (this.settleUntil ?? -Infinity)) return
+    this.settleUntil = until
+    this.o.clock.setTimer(settleMs, () => {
+      if (this.settleUntil === until) this.settleUntil = undefined
+      this.update()
+    })
+  }
+
+  /** The poollets' request deadline as the sight assumes it (the write probe's), and a settle window. */
+  private requestDeadlineMs(): number {
+    return this.o.writeProbeTimeoutMs ?? WRITE_PROBE_DEFAULTS.timeoutMs
+  }
+
+  private settleMs(): number {
+    return (this.o.writeProbeIntervalMs ?? WRITE_PROBE_DEFAULTS.intervalMs) + this.requestDeadlineMs()
+  }
+
+  /** Something answered: a stall, if one was seen, is over; silence counts after the settle window. */
+  private answered(): void {
+    this.heard()
+  }
+
+  /** The API responded (an answer, or an error it sent): not stalled. */
+  private heard(): void {
+    this.lastAnswerAt = this.o.clock.monotonic()
+    if (this.stallSince === undefined) return
+    this.stallSince = undefined
+    this.settle(this.settleMs())
+    this.update()
+  }
+
+  /** No answer for a request deadline while probes went out: the API stalled. */
+  private checkStall(now: number): void {
+    if (this.stallSince !== undefined || this.lastAnswerAt === undefined) return
+    if (this.lastSentAt > this.lastAnswerAt && now - this.lastAnswerAt >= this.requestDeadlineMs()) this.stallSince = this.lastAnswerAt
   }
 
   /** The state the evidence shows now; listeners hear a change. */
   private update(): void {
     const now = this.o.clock.monotonic()
+    this.checkStall(now)
     let next: SightState
     if (this.pausedAt !== undefined) {
       next = {reason: 'paused', detail: `the event loop ran ${this.pauseGapMs} ms late (paused or starved)`, blindForMs: this.pauseGapMs}
     } else if (this.apiProblem !== undefined) {
       next = {reason: 'api-unanswered', detail: this.apiProblem, blindForMs: this.apiProblemSinceMs}
+    } else if (this.stallSince !== undefined) {
+      next = {reason: 'api-unanswered', detail: `no answer from the API for ${Math.round(now - this.stallSince)} ms (a poollet's request deadline is ${this.requestDeadlineMs()} ms)`, blindForMs: now - this.stallSince}
     } else if (this.writeProblem !== undefined) {
       next = {reason: 'api-unanswered', detail: this.writeProblem, blindForMs: now - this.writeProblemSince}
     } else if (this.settleUntil !== undefined && now < this.settleUntil) {

@@ -119,18 +119,22 @@ describe('controller lifecycle: guards', () => {
     expect(fx.ready('p')?.status).to.equal('True')
   })
 
-  it('gaining leadership restarts every grace period', async () => {
+  it('gaining leadership keeps the evidence this process saw as a standby: a pool silent for longer than the grace is judged at once', async () => {
     const fx = new LifecycleFixture({active: false})
     fx.engine.setViewWhole(true)
     fx.putPool('p', {ready: 'True'})
+    fx.putPool('q', {ready: 'True'})
     await fx.advance(3 * GRACE)
-    const gained = fx.clock.monotonic()
+    // q renewed a moment before leadership came: its silence is that moment only.
+    fx.renew('q', 'renewed')
     fx.engine.setLeader(true)
-    expect(fx.engine.record('p')?.lastChange).to.equal(gained)
-    await fx.advance(GRACE - 1)
-    expect(fx.writes).to.equal(0)
+    expect(fx.engine.record('p')?.lastChange, 'p: silent since first sight').to.equal(0)
     await fx.advance(1)
     expect(fx.writes).to.equal(1)
+    expect(fx.ready('p')?.status).to.equal('Unknown')
+    expect(fx.ready('q')?.status).to.equal('True')
+    await fx.advance(GRACE)
+    expect(fx.ready('q')?.status).to.equal('Unknown')
   })
 
   it('trips the breaker when more pools are stale at once than allowed: marks none, reports once', async () => {

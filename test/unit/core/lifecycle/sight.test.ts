@@ -77,8 +77,8 @@ describe('Sight', () => {
     stop.abort()
   })
 
-  it('probes that hang are aborted at their deadline; three in a row are blindness since the last answer', async () => {
-    const {clock, probe, sight, stop} = setup(PRODUCTION)
+  it('probes that hang are aborted at their deadline; no answer at all for a poollet request deadline (10 s) is a stall: blind since the last answer, then a settle window after the next', async () => {
+    const {clock, probe, sight, states, stop} = setup(PRODUCTION)
     await clock.advance(0)
     probe.mode = 'manual'
     await clock.advance(5000)
@@ -87,12 +87,36 @@ describe('Sight', () => {
     expect(hung.signal.aborted).to.be.false
     await clock.advance(1)
     expect(hung.signal.aborted).to.be.true
-    // The next probes start 5 s after each failure: at 15 s and 25 s, and fail at 20 s and 30 s.
+    // The answer at 0 s was the last: at 10 s nothing has answered for a request deadline.
+    expect(sight.check()).to.be.false
+    expect(sight.state).to.deep.equal({reason: 'api-unanswered', detail: 'no answer from the API for 10000 ms (a poollet\'s request deadline is 10000 ms)', blindForMs: 10_000})
+    // The probe at 15 s answers: the stall is over, and the poollets get 10 s + 10 s to renew.
+    await clock.advance(5000)
+    probe.calls[1]!.resolve()
+    probe.mode = 'auto'
     await clock.advance(19_999)
-    expect(probe.calls).to.have.length(3)
-    expect(sight.check()).to.be.true
+    expect(sight.check(), 'settling').to.be.false
     await clock.advance(1)
-    expect(sight.state).to.deep.equal({reason: 'api-unanswered', detail: 'no answer within 5000 ms (3 probes failed in a row)', blindForMs: 30_000})
+    expect(sight.check()).to.be.true
+    expect(states.map((s) => s.reason)).to.deep.equal([undefined, 'api-unanswered', undefined])
+    stop.abort()
+  })
+
+  it('a single hanging probe among answers is no stall (a lossy link): the next probe answers within the deadline', async () => {
+    const {clock, probe, sight, states, stop} = setup(PRODUCTION)
+    await clock.advance(4000)
+    probe.mode = 'manual'
+    // The probe at 5 s hangs until its deadline at 10 s; the next, at 15 s, answers: 15 s since the
+    // last answer, but a write probe or a confirming read answered between (as every few seconds).
+    await clock.advance(2000)
+    sight.reportRequest(true)
+    await clock.advance(4000)
+    expect(probe.calls[0]!.signal.aborted).to.be.true
+    await clock.advance(5000)
+    probe.calls[1]!.resolve()
+    await clock.advance(0)
+    expect(sight.check()).to.be.true
+    expect(states.map((s) => s.reason)).to.deep.equal([undefined])
     stop.abort()
   })
 
