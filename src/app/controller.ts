@@ -4,7 +4,7 @@
  * lives in src/core.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {systemClock, CONTROLLER_DEFAULTS, DEFAULT_REQUEST_LIMITS, LeaderElector, type LeaderElectionTimings, type MaxUnhealthy, RequestLimiter, Sight, sightTimings, writeProbe, type PoolKind, type Logger} from '../core/index.ts'
+import {systemClock, sleep, CONTROLLER_DEFAULTS, DEFAULT_REQUEST_LIMITS, LeaderElector, type LeaderElectionTimings, type MaxUnhealthy, RequestLimiter, Sight, sightTimings, writeProbe, type PoolKind, type Logger} from '../core/index.ts'
 import {createApiProbe, type ApiProbe} from '../kube/stores/api-probe.ts'
 import {EventRecorder} from '../kube/stores/event-recorder.ts'
 import {describeWritePlan, learnWritePlan} from '../kube/stores/served-schema.ts'
@@ -124,6 +124,19 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   manager.add({name: 'sight', group: 'caches', start: (runSignal) => sight.run(runSignal)})
   for (const k of kinds) for (const cache of k.caches) manager.add(cache)
   for (const k of kinds) manager.add(k.engine)
+  if (election !== undefined) {
+    // A replica campaigns only once its own evidence is a grace period old. A new leader keeps what
+    // its process saw as a standby; one that has just started has seen nothing yet, and would take a
+    // grace period to judge anyway. So a restarted replica does not win over a standby that has
+    // watched for long (the simulator's seed 1120: a fresh process winning after every stall held a
+    // dead pool past its bound). Leadership comes a grace period after start; the first marks do not.
+    manager.add({
+      name: 'evidence warm-up',
+      group: 'others',
+      start: (runSignal) => new Promise<void>((resolve) => runSignal.addEventListener('abort', () => resolve(), {once: true})),
+      waitReady: (runSignal) => sleep(systemClock, wiring.gracePeriodMs, runSignal),
+    })
+  }
   if (wiring.approvePoolletCsrs) {
     // The approver's X.509 parsing (half a megabyte of code) loads only when it is asked for.
     const {csrApproval} = await import('./csr-approval.ts')
