@@ -90,6 +90,7 @@ class ReplicaProcess {
       getPool: (name) => caches.pools.get(name) as Pool | undefined,
       getLease: (name) => caches.leases.get(name) as Lease | undefined,
       confirmLease: (name, signal) => api.getLease(probeParty, kind.leaseNamespace, name, signal),
+      listLeases: (signal) => api.list(probeParty, signal).then((list) => list.leases.filter((l) => l.namespace === kind.leaseNamespace)),
       confirmTimeoutMs: timings.probeTimeoutMs,
       events: {record: (event) => o.hooks.event(index, event)},
       logger,

@@ -23,6 +23,7 @@ import {
 } from '../core/index.ts'
 import type {EventRecorder} from '../kube/stores/event-recorder.ts'
 import {createLeaseStore, toLease} from '../kube/stores/lease-store.ts'
+import {createLeaseList} from '../kube/stores/lease-list.ts'
 import {createPoolStatusStore} from '../kube/stores/pool-status-store.ts'
 import {RELISTED} from '../kube/watch/list-watch-cache.ts'
 import {createLeaseCache, createPoolCache, leaseKey} from '../kube/watch/resource-caches.ts'
@@ -86,6 +87,8 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
     getPool: (name) => pools.get(name),
     getLease: leaseOf,
     confirmLease: (name) => leaseReader.get(name),
+    // Many due at once (a mass death): one consistent list confirms them all, so only the writes queue.
+    listLeases: createLeaseList(kubeConfig, kind.leaseNamespace, 2 * timings.probeTimeoutMs),
     confirmTimeoutMs: timings.probeTimeoutMs,
     events,
     logger: logger,

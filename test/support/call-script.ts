@@ -33,6 +33,12 @@ export class CallScript<Verb extends string> {
     return this
   }
 
+  /** Calls of verb from now on no longer fail (what failNext or failOn scripted ahead is dropped). */
+  stopFailing(verb: Verb): this {
+    for (const key of [...this.steps.keys()]) if (key.startsWith(`${verb}#`) && Number(key.slice(verb.length + 1)) > this.calls(verb)) this.steps.delete(key)
+    return this
+  }
+
   /** Runs fn just before the nth call of verb does its work. */
   beforeCall(verb: Verb, nth: number, fn: () => void): this {
     this.steps.set(`${verb}#${nth}`, fn)

@@ -7,7 +7,7 @@
 import type {Clock} from '../clock.ts'
 import type {DesiredCondition} from '../conditions.ts'
 import {formatDuration} from '../durations.ts'
-import {ProbeError, errorMessage} from '../errors.ts'
+import {ProbeError, errorMessage, isAnswer} from '../errors.ts'
 import {LeaseRenewer, type LeaseRenewal} from './lease-renewer.ts'
 import {REASON_HEARTBEAT_RECEIVED, REASON_RUNTIME_UNREACHABLE, type PoolKind} from '../pool-kinds.ts'
 import {POOLLET_DEFAULTS} from './poollet-options.ts'
@@ -182,6 +182,11 @@ export class Heartbeat {
     const lease = await this.renewLease(signal)
     if (signal.aborted) return {probe, lease, ready: {outcome: 'skipped'}}
     if (lease.outcome === 'yielded') return {probe, lease, ready: {outcome: 'yielded', status: this.desiredReady(probe).status}}
+    // The API did not answer the renewal (a stall, a cut link, a 5xx): a Ready write would wait a
+    // request deadline for the same API and push the next tick off its slot, which then lands in
+    // the next stall again (the simulator: a poollet phase-locked to stalls of 14.7 s every 20 s).
+    // It goes out with the next tick. A refusal that was answered (403) does not stop it.
+    if (lease.outcome === 'error' && !isAnswer(lease.error)) return {probe, lease, ready: {outcome: 'skipped'}}
     const ready = await this.publishReady(probe)
     return {probe, lease, ready}
   }

@@ -91,6 +91,12 @@ export interface PoolLifecycleOptions {
   /** Default {@link DEFAULT_CONFIRM_TIMEOUT_MS}. */
   confirmTimeoutMs?: number
   /**
+   * Every Lease of the kind's namespace, fresh (a consistent LIST, quorum read): confirms many due
+   * pools at once when many wait (confirm-batcher.ts), bounded by twice confirmTimeoutMs. Default: none
+   * (one confirmLease per pool).
+   */
+  listLeases?: (signal: AbortSignal) => Promise<readonly Lease[]>
+  /**
    * Each confirming read and write that was answered (ok) or failed or was too slow (with what
    * failed): one answer among many for the sight, which turns blind when many fail together. Default: nothing.
    */
@@ -125,8 +131,8 @@ export interface PoolLifecycleOptions {
   retryMaxMs?: number
 }
 
-export type ResolvedLifecycleOptions = Required<Omit<PoolLifecycleOptions, 'maxUnhealthy'>> &
-  Pick<PoolLifecycleOptions, 'maxUnhealthy'>
+export type ResolvedLifecycleOptions = Required<Omit<PoolLifecycleOptions, 'maxUnhealthy' | 'listLeases'>> &
+  Pick<PoolLifecycleOptions, 'maxUnhealthy' | 'listLeases'>
 
 export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecycleOptions {
   return {

@@ -31,6 +31,7 @@
  */
 import type {DesiredCondition} from '../conditions.ts'
 import {bounded} from '../bounded.ts'
+import {ConfirmBatcher, SharedFailure} from './confirm-batcher.ts'
 import {DeadlineQueue} from './deadline-queue.ts'
 import {errorMessage, isAnswer} from '../errors.ts'
 import {EvidenceClock} from './evidence-clock.ts'
@@ -81,6 +82,8 @@ export class PoolLifecycle {
   /** Per pool, when to look next (evidence clock): its grace deadline, a retry, or the end of a breaker hold. */
   private readonly deadlines: DeadlineQueue
   private readonly breaker: UnhealthyBreaker
+  /** The confirming reads: each pool's own GET, or one LIST for many when many wait. */
+  private readonly confirmations: ConfirmBatcher
   /** The breaker counts these; those whose Ready is not Unknown are the ones to mark. */
   private readonly overdue = new Map<string, Overdue>()
   /**
@@ -112,6 +115,15 @@ export class PoolLifecycle {
     this.deadlines = new DeadlineQueue(this.evidence, (names) => this.due(names))
     this.deadlines.suspend()
     this.breaker = new UnhealthyBreaker(options.maxUnhealthy)
+    const {clock, confirmTimeoutMs, kind} = this.options
+    this.confirmations = new ConfirmBatcher({
+      clock,
+      limiter: () => this.options.limiter,
+      get: (name, signal) => this.options.confirmLease(name, signal),
+      list: () => this.options.listLeases,
+      timeoutMs: confirmTimeoutMs,
+      timeoutError: (what) => new Error(`get lease ${kind.leaseNamespace}/${what}: no answer within ${confirmTimeoutMs} ms`),
+    })
   }
 
   poolUpserted(pool: Pool): void {
@@ -444,12 +456,13 @@ export class PoolLifecycle {
     const era = this.era.signal
     let lease: Lease | undefined
     try {
-      lease = await this.options.limiter.run(() => this.confirm(name, era), {signal: era})
+      lease = await this.confirmations.confirm(name, era)
     } catch (error) {
       overdue.busy = false
       // Aborted because leadership changed: no failure, nothing to tell the sight.
       if (era.aborted) return
-      this.tellSight(overdue, error, `confirming the silence of ${this.options.kind.name}pool ${name}: ${errorMessage(error)}`)
+      // A LIST made for many pools failed: the pool whose turn it was tells the sight, once.
+      if (!(error instanceof SharedFailure)) this.tellSight(overdue, error, `confirming the silence of ${this.options.kind.name}pool ${name}: ${errorMessage(error)}`)
       this.options.observer.confirmRead?.(name, 'failed')
       this.failed(name, overdue, error, 'reading its Lease to confirm the silence failed', false)
       return
@@ -477,17 +490,6 @@ export class PoolLifecycle {
       return
     }
     await this.write(name, overdue, era)
-  }
-
-  /** The pool's Lease as the API has it now, bounded by confirmTimeoutMs on the engine's own clock. */
-  private confirm(name: string, era: AbortSignal): Promise<Lease | undefined> {
-    const {clock, confirmTimeoutMs, kind} = this.options
-    return bounded((signal) => this.options.confirmLease(name, signal), {
-      clock,
-      timeoutMs: confirmTimeoutMs,
-      signal: era,
-      timeoutError: () => new Error(`get lease ${kind.leaseNamespace}/${name}: no answer within ${confirmTimeoutMs} ms`),
-    })
   }
 
   private async write(name: string, overdue: Overdue, era: AbortSignal): Promise<void> {

@@ -21,14 +21,16 @@ export interface RequestLimits {
 }
 
 /**
- * 100 requests a second, a burst of 200, 16 in flight. The cap in flight is what keeps APF from
- * answering 429: a burst of hundreds of requests at once overflowed the priority level's queues,
- * while 16 seats are a small share of any level's (and a hung API holds no more than 16). The rate is
- * twice kube-scheduler's client default (50/100), because marking is this controller's whole job: a
- * mass death of 400 pools (800 requests, a confirming read and a write each) is worked off in about
- * 6 s, of 1000 pools in about 18 s, well within a second grace period. Tests: live-verdicts.test.ts.
+ * 100 requests a second, a burst of 200, 100 in flight. The rate is twice kube-scheduler's client
+ * default (50/100), because marking is this controller's whole job: a mass death of 1000 pools (2000
+ * requests, a confirming read and a write each) is worked off in about 18 s. The cap in flight keeps
+ * a burst from overflowing APF's queues (a burst of hundreds at once drew 429s; a hung API holds no
+ * more than the cap), and is set so that the rate, not the cap, paces the queue up to answers of 1 s:
+ * at 16 in flight, every answer slower than 160 ms made the cap the pace, and 1000 dead pools at 1 s
+ * were marked 165 s after their death (grace 50 s); at 100, 60 s (the simulator's
+ * bench:slow-answers). Tests: live-verdicts.test.ts.
  */
-export const DEFAULT_REQUEST_LIMITS: RequestLimits = {qps: 100, burst: 200, concurrency: 16}
+export const DEFAULT_REQUEST_LIMITS: RequestLimits = {qps: 100, burst: 200, concurrency: 100}
 
 interface Waiting {
   start: () => void

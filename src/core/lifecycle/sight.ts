@@ -34,8 +34,13 @@
  * A stall of the API (SIGSTOP, a wedged etcd) shorter than the probes' threshold still fails every
  * poollet request in flight once it outlasts their deadline. So no answer at all for one poollet
  * request deadline (the write probe's), while requests were out, is blindness too, at once and
- * backdated to the last answer; it ends with the next answer and the same settle window. A lossy
- * link does not look like that: the other requests, sent every probe interval, keep answering.
+ * backdated to the last answer; it ends with the next answer. No settle window follows a stall: the
+ * poollets' requests that failed in it are retried at once within their Lease's budget (and a tick
+ * whose renewal got no answer skips its Ready write, so that it keeps its slot), so they land as the
+ * stall ends; a settle window there only kept dead pools unmarked under a flapping API (1.5 s of
+ * every 4 s: marked after the flapping, against 3 × grace + 2 s while it lasts). Refused writes do
+ * get one: those fail fast, every retry with them, until the budget is spent. A lossy link does not
+ * look like a stall: the other requests, sent every probe interval, keep answering.
  */
 import {bounded} from '../bounded.ts'
 import {sleep, type Clock} from '../clock.ts'
@@ -343,16 +348,12 @@ export class Sight {
     })
   }
 
-  /** The poollets' request deadline as the sight assumes it (the write probe's), and a settle window. */
+  /** The poollets' request deadline as the sight assumes it: the write probe's. */
   private requestDeadlineMs(): number {
     return this.o.writeProbeTimeoutMs ?? WRITE_PROBE_DEFAULTS.timeoutMs
   }
 
-  private settleMs(): number {
-    return (this.o.writeProbeIntervalMs ?? WRITE_PROBE_DEFAULTS.intervalMs) + this.requestDeadlineMs()
-  }
-
-  /** Something answered: a stall, if one was seen, is over; silence counts after the settle window. */
+  /** Something answered: a stall, if one was seen, is over. */
   private answered(): void {
     this.heard()
   }
@@ -362,7 +363,6 @@ export class Sight {
     this.lastAnswerAt = this.o.clock.monotonic()
     if (this.stallSince === undefined) return
     this.stallSince = undefined
-    this.settle(this.settleMs())
     this.update()
   }
 

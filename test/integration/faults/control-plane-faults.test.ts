@@ -4,7 +4,7 @@
  * For each fault: no live pool is ever Unknown, the frozen one is marked once the view is whole again,
  * and the controller never exits.
  */
-import {FaultFleet} from './fault-fleet.ts'
+import {FaultFleet, hold} from './fault-fleet.ts'
 import {runScenario} from './scenario.ts'
 
 describe('faults: the controller, kube-apiserver and etcd stalled or killed', function () {
@@ -33,6 +33,28 @@ describe('faults: the controller, kube-apiserver and etcd stalled or killed', fu
 
   it('etcd paused for two grace periods', async () => {
     await runScenario(fleet, {start: () => fleet.plane.pauseEtcd(), end: () => fleet.plane.resumeEtcd()})
+  })
+
+  it('kube-apiserver paused in bursts each shorter than three failed probes take (0.7 s of every 1.01 s, for 60 s): no live pool marked', async () => {
+    // The review's first break on real processes: each burst outlasts a poollet's request deadline
+    // (500 ms) and none is long enough for the probes' threshold. The poollets retry at once and land
+    // as each burst ends; the controller sees each burst longer than a request deadline as blindness.
+    let bursts = 0
+    await runScenario(fleet, {
+      blinds: false,
+      start: async () => {
+        const until = Date.now() + 60_000
+        while (Date.now() < until) {
+          fleet.plane.pauseApiServer()
+          await hold(700)
+          fleet.plane.resumeApiServer()
+          await hold(310)
+          bursts++
+        }
+      },
+      end: () => fleet.plane.resumeApiServer(),
+    })
+    console.log(`      ${bursts} bursts`)
   })
 
   it('kube-apiserver killed (SIGKILL) and restarted', async () => {

@@ -235,6 +235,25 @@ describe('Heartbeat', () => {
     expect(ready()?.status).to.equal('False')
   })
 
+  it('a renewal the API did not answer skips the tick\'s Ready write (it would wait for the same API and push the next tick off its slot); the next tick publishes it', async () => {
+    const beat = heartbeat({leaseDurationMs: 10_000, intervalMs: 10_000})
+    await beat.tickOnce(controller.signal)
+    // Every attempt of the tick (5 at once, then the backoff within its budget) goes unanswered.
+    leases.script.failNext('update', () => new Error('update lease: no answer within 10000 ms'), 1_000)
+    probe.answer = 'fail'
+    const reads = pools.script.calls('get')
+    const result = await untilSettled(beat.tickOnce(controller.signal))
+    expect(result.lease.outcome).to.equal('error')
+    expect(result.ready.outcome).to.equal('skipped')
+    expect(pools.script.calls('get'), 'no pool read while the API does not answer').to.equal(reads)
+    expect(ready()?.status).to.equal('True')
+    leases.script.stopFailing('update')
+    await clock.advance(10_000)
+    const next = await untilSettled(beat.tickOnce(controller.signal))
+    expect(next.lease.outcome).to.equal('renewed')
+    expect(ready()?.status).to.equal('False')
+  })
+
   it('a failed Lease renewal asks the edge to drop its pooled connections; a good one does not', async () => {
     const failures: unknown[] = []
     const beat = heartbeat({onLeaseRenewalFailed: (error) => failures.push(error)})
