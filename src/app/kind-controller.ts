@@ -66,8 +66,9 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
     ...oversizedObserver(kind, resource, events, wiring.oversizedMetrics, resource === kind.plural ? 'the pool is not watched' : 'its pool counts as having no Lease'),
   })
   const gapToleranceMs = watchGapToleranceMs(wiring.gracePeriodMs)
-  const pools = createPoolCache(kubeConfig, kind, {logger, observer, gapToleranceMs})
-  const leases = createLeaseCache(kubeConfig, kind, {logger, observer, gapToleranceMs})
+  // Projections: each pool and Lease kept as the verdict and the Unknown write need it, no more (issue 27).
+  const pools = createPoolCache(kubeConfig, kind, {logger, observer, gapToleranceMs, project: true})
+  const leases = createLeaseCache(kubeConfig, kind, {logger, observer, gapToleranceMs, project: true})
   const leaseOf = (name: string) => {
     const raw = leases.get(leaseKey(kind, name))
     return raw === undefined ? undefined : toLease(raw)

@@ -9,12 +9,9 @@ import {ListWatchCache, type CacheObserver} from './list-watch-cache.ts'
 import {WATCHDOG_DEFAULT_MS, type Validation} from './list-watch-options.ts'
 import {customObjectSource, type ResourceRef} from './list-watch-source.ts'
 import type {KubeObject} from './list-watch-store.ts'
+import {projectLease, projectPool, type RawLease} from './projections.ts'
 
-/** A Lease as the watch delivers it (raw JSON; toLease() in lease-store.ts converts it). */
-export interface RawLease extends KubeObject {
-  metadata: {name: string; namespace?: string; resourceVersion?: string}
-  spec?: Record<string, unknown>
-}
+export type {RawLease} from './projections.ts'
 
 export interface CacheDeps {
   logger: Logger
@@ -26,6 +23,11 @@ export interface CacheDeps {
   labelSelector?: string
   /** See ListWatchCacheOptions.gapToleranceMs. */
   gapToleranceMs?: number
+  /**
+   * Keep only what a verdict needs (projections.ts), as the controller does; default false: the
+   * objects whole but for managedFields, as `pool status --watch` shows them.
+   */
+  project?: boolean
 }
 
 /** client-node's own stream timeout sits above the cache's watchdog, so that the watchdog decides. */
@@ -45,18 +47,19 @@ export function watchTimeoutSeconds(random: () => number = Math.random): number 
   return Math.round(watchdogSeconds * (0.5 + 0.25 * random()))
 }
 
-function cacheOf<T extends KubeObject>(kc: KubeConfig, ref: ResourceRef, resource: string, deps: CacheDeps, validate?: (o: T) => Validation) {
-  const source = customObjectSource<T>(kc, {...ref, fieldSelector: deps.fieldSelector, labelSelector: deps.labelSelector}, {inactivityTimeoutMs: INACTIVITY_TIMEOUT_MS, timeoutSeconds: () => watchTimeoutSeconds()})
+function cacheOf<T extends KubeObject>(kc: KubeConfig, ref: ResourceRef, resource: string, deps: CacheDeps, validate?: (o: T) => Validation, project?: (o: unknown) => T) {
+  const transform = deps.project ? project : undefined
+  const source = customObjectSource<T>(kc, {...ref, fieldSelector: deps.fieldSelector, labelSelector: deps.labelSelector}, {inactivityTimeoutMs: INACTIVITY_TIMEOUT_MS, timeoutSeconds: () => watchTimeoutSeconds(), transform})
   return new ListWatchCache<T>({resource, list: source.list, watch: source.watch, logger: deps.logger, clock: deps.clock, observer: deps.observer?.(resource), validate, gapToleranceMs: deps.gapToleranceMs})
 }
 
 export function createPoolCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<Pool & KubeObject> {
-  return cacheOf<Pool & KubeObject>(kc, {group: kind.group, version: kind.version, plural: kind.plural}, kind.plural, deps, validatePool)
+  return cacheOf<Pool & KubeObject>(kc, {group: kind.group, version: kind.version, plural: kind.plural}, kind.plural, deps, validatePool, projectPool)
 }
 
 export function createLeaseCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<RawLease> {
   const ref = {group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace: kind.leaseNamespace}
-  return cacheOf<RawLease>(kc, ref, `leases ${kind.leaseNamespace}`, deps, validateLease)
+  return cacheOf<RawLease>(kc, ref, `leases ${kind.leaseNamespace}`, deps, validateLease, projectLease)
 }
 
 /** The key a namespaced object has in its cache. */
