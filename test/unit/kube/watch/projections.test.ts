@@ -3,7 +3,7 @@ import {validateLease, validatePool} from '../../../../src/deploy/pool-validator
 import {projectLease, projectPool} from '../../../../src/kube/watch/projections.ts'
 import {toLease} from '../../../../src/kube/stores/lease-store.ts'
 
-const managedFields = [{manager: 'x', operation: 'Update', fieldsV1: {'f:status': {}}}]
+const managedFields = [{manager: 'x', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: {'f:status': {}}}]
 const conditions = [
   {type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: 'ok', observedGeneration: 3, lastUpdateTime: null, lastTransitionTime: '2026-01-01T00:00:00Z'},
   {type: 'Other', status: 'False', reason: 'Theirs', message: 'kept for the merge patch'},
@@ -39,7 +39,7 @@ describe('what the controller caches keep of each object (projections.ts)', () =
     const lease = {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: {name: 'p1', namespace: 'ns', uid: 'u', resourceVersion: '9', ownerReferences: [{name: 'o'}], managedFields},
+      metadata: {name: 'p1', namespace: 'ns', uid: 'u', resourceVersion: '9', ownerReferences: [{apiVersion: 'v1', kind: 'Pod', name: 'o', uid: 'o1'}], managedFields},
       spec: {holderIdentity: 'p1_abc', leaseDurationSeconds: 40, renewTime: '2026-01-01T00:00:00.000000Z', acquireTime: '2026-01-01T00:00:00.000000Z', leaseTransitions: 1, preferredHolder: 'x'},
     }
     const projected = projectLease(structuredClone(lease))
