@@ -177,3 +177,24 @@ describe('ListWatchCache and objects over the size limits (fake lister and watch
     await t.stop()
   })
 })
+
+describe('watch lines under the limit, any chunking (the splitter with a limit set)', () => {
+  it('gives the same lines as without a limit, for random chunkings of many lines of many sizes', () => {
+    let seed = 7
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const lines = Array.from({length: 300}, (_, i) => `{"type":"MODIFIED","i":${i},"pad":"${'y'.repeat(Math.floor(random() * 3000))}"}`)
+    const bytes = Buffer.from(lines.join('\n') + '\n')
+    for (let round = 0; round < 20; round++) {
+      const got: string[] = []
+      const oversized: number[] = []
+      const splitter = new LineSplitter((l) => got.push(l), {maxLineBytes: 262_144, onOversized: (_h, b) => oversized.push(b)})
+      for (let i = 0; i < bytes.length; ) {
+        const size = 1 + Math.floor(random() * 9000)
+        splitter.push(bytes.subarray(i, i + size))
+        i += size
+      }
+      expect(oversized).to.deep.equal([])
+      expect(got).to.deep.equal(lines)
+    }
+  })
+})
