@@ -32,6 +32,8 @@ export interface ControllerWiring {
   writeProbeNamespace?: string
   metricsAddress?: BindAddress
   probeAddress?: BindAddress
+  /** `--metrics-secure`: /metrics over TLS behind TokenReview and SubjectAccessReview (secure-metrics.ts); certDir from `--metrics-cert-dir`. */
+  metricsSecure?: {certDir?: string}
   /** `--approve-poollet-csrs`: approve poollets' client certificates by IronCore's rules (csr-approval.ts). */
   approvePoolletCsrs?: boolean
   logger: Logger
@@ -118,7 +120,8 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   ])
   const healthz = new Map([['engine', () => {}]])
   const manager = new Manager({logger, leaderElection: election})
-  for (const server of observeServers({metricsAddress: wiring.metricsAddress, probeAddress: wiring.probeAddress, metrics: registry, healthz, readyz, logger})) {
+  const secure = wiring.metricsSecure === undefined || wiring.metricsAddress === undefined ? undefined : await (await import('./secure-metrics.ts')).secureMetrics(wiring.kubeConfig, wiring.metricsSecure.certDir, logger)
+  for (const server of observeServers({metricsAddress: wiring.metricsAddress, probeAddress: wiring.probeAddress, metrics: registry, healthz, readyz, logger, ...(secure !== undefined && {secureMetrics: secure})})) {
     manager.add(server)
   }
   manager.add({name: 'sight', group: 'caches', start: (runSignal) => sight.run(runSignal)})

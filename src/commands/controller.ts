@@ -27,6 +27,12 @@ export default class Controller extends Command {
     }),
     'metrics-bind-address': bindAddressFlag({description: 'Address of /metrics; 0 turns it off.', default: ':8080'}),
     'health-probe-bind-address': bindAddressFlag({description: 'Address of /healthz and /readyz; 0 turns it off.', default: ':8081'}),
+    'metrics-secure': Flags.boolean({
+      description:
+        "Serve /metrics over HTTPS and only to a bearer token that kube-apiserver authenticates (TokenReview) and allows `get` on the path (SubjectAccessReview: RBAC nonResourceURLs [\"/metrics\"]), as controller-runtime does; the health probes stay plain HTTP. deploy/controller sets it; deploy/monitoring gives Prometheus the RBAC and the token.",
+      default: false,
+    }),
+    'metrics-cert-dir': Flags.string({description: 'With --metrics-secure: the directory of the serving certificate, tls.crt and tls.key. Default: a self-signed certificate made at start.'}),
     ...loggingFlags(),
   })
 
@@ -46,6 +52,7 @@ export default class Controller extends Command {
       },
     })
     if (!validation.ok) failUsage(this, validation.errors)
+    if (flags['metrics-cert-dir'] !== undefined && !flags['metrics-secure']) failUsage(this, ['--metrics-cert-dir needs --metrics-secure (a certificate serves HTTPS only)'])
     const options = validation.options
 
     // Imported once the flags are valid, so that a usage error exits before client-node loads.
@@ -69,6 +76,7 @@ export default class Controller extends Command {
           leaderElection: le === undefined ? undefined : {...le, identity: `${hostname()}_${randomUUID()}`},
           metricsAddress: flags['metrics-bind-address'],
           probeAddress: flags['health-probe-bind-address'],
+          ...(flags['metrics-secure'] && {metricsSecure: {certDir: flags['metrics-cert-dir']}}),
           approvePoolletCsrs: flags['approve-poollet-csrs'],
           logger,
         },

@@ -15,6 +15,8 @@ export const CONTROLLER_ARGS = [
   `--leader-election-namespace=${CONTROLLER_NAMESPACE}`,
   `--leader-election-id=${LEADER_ELECTION_ID}`,
   `--metrics-bind-address=:${METRICS_PORT}`,
+  // HTTPS, and only to a token RBAC allows `get /metrics` (deploy/monitoring's scraper); probes stay plain.
+  '--metrics-secure',
   `--health-probe-bind-address=:${HEALTH_PORT}`,
 ]
 

@@ -27,9 +27,19 @@ const EVENT_RULES: PolicyRule[] = [
   {apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch']},
 ]
 
+/**
+ * `--metrics-secure` (set in deploy/controller): each scrape's bearer token is reviewed (TokenReview) and
+ * its user asked about `get /metrics` (SubjectAccessReview), as controller-runtime's
+ * WithAuthenticationAndAuthorization needs (kubebuilder's `metrics-auth-role`).
+ */
+const METRICS_AUTH_RULES: PolicyRule[] = [
+  {apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create']},
+  {apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create']},
+]
+
 export function controllerClusterRbac(): Manifest[] {
   return [
-    clusterRole(CONTROLLER_NAME, [...poolRules(), ...EVENT_RULES]),
+    clusterRole(CONTROLLER_NAME, [...poolRules(), ...EVENT_RULES, ...METRICS_AUTH_RULES]),
     clusterRoleBinding(CONTROLLER_NAME, [serviceAccountSubject(CONTROLLER_NAME, CONTROLLER_NAMESPACE)]),
   ]
 }

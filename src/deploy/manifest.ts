@@ -5,12 +5,10 @@
  */
 export type Manifest = Record<string, unknown>
 
-export interface PolicyRule {
-  apiGroups: string[]
-  resources: string[]
-  verbs: string[]
-  resourceNames?: string[]
-}
+export type PolicyRule =
+  | {apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[]}
+  /** A rule of non-resource URLs (a ClusterRole's only), e.g. `get` on `/metrics`. */
+  | {nonResourceURLs: string[]; verbs: string[]}
 
 export type Subject =
   | {kind: 'Group'; apiGroup: 'rbac.authorization.k8s.io'; name: string}

@@ -50,6 +50,9 @@ export function poolletDeployment(kind: PoolKind, pool: string): Manifest {
               args: ['poollet', `--pool-name=${pool}`, `--kind=${kind.name}`, `--kubeconfig=${KUBECONFIG_DIR}/kubeconfig`, `--metrics-bind-address=:${POOLLET_METRICS_PORT}`],
               // Named: deploy/monitoring's PodMonitor scrapes the port called metrics.
               ports: [{name: 'metrics', containerPort: POOLLET_METRICS_PORT, protocol: 'TCP'}],
+              // Not ready while another live holder renews the pool's Lease (the poollet yields it) or
+              // before it runs; /readyz and /healthz share the metrics address, plain HTTP, for the kubelet.
+              readinessProbe: {httpGet: {path: '/readyz', port: 'metrics'}, initialDelaySeconds: 5, periodSeconds: 10},
               resources: RESOURCES,
               securityContext: CONTAINER_SECURITY_CONTEXT,
               volumeMounts: [

@@ -222,6 +222,12 @@ then the ServiceAccount's namespace, then \`default\`), \`--qps\` (20) and \`--b
   \`${machine.wellKnownSockets[0] ?? ''}\`). Pin the pod to the pool's host (a \`nodeSelector\` of your own) and let
   uid ${RUN_AS_USER} reach the socket (its group in \`supplementalGroups\`), or set \`${machine.runtimeEndpointEnv}\`.
 - Non-root, read-only root filesystem, all capabilities dropped, seccomp \`RuntimeDefault\`.
+- \`--metrics-bind-address=:8080\`: \`/metrics\`, \`/healthz\` and \`/readyz\` on one plain-HTTP port (the
+  poollet's default is off), and a readinessProbe on \`/readyz\`: not ready until it runs, nor while it yields
+  the Lease to another live holder. Unlike the controller's, a poollet's metrics are not behind a
+  TokenReview: a poollet holds no credential that may create TokenReviews, and should not (a poollet that
+  could review tokens could test stolen ones). They carry the pool's name and counters only; keep the port
+  inside the pod network (a NetworkPolicy), or leave metrics off.
 
 Apply it after \`deploy/default\` and the Secret: \`kubectl apply -k deploy/poollet/example\`.
 `

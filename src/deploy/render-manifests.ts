@@ -10,7 +10,7 @@ import {controllerClusterRbac, controllerNamespace, csrApproverRbac, leaderElect
 import {controllerDeployment} from './controller-deployment.ts'
 import {controllerLeaseReaderRbac, leaseNamespaceObject, poolletLeaseRbac} from './lease-namespaces.ts'
 import {kustomization, type Manifest} from './manifest.ts'
-import {dashboardConfigMap, podMonitors, prometheusRuleObject} from './monitoring.ts'
+import {dashboardConfigMap, metricsReaderRbac, podMonitors, prometheusRuleObject} from './monitoring.ts'
 import {leaseLayerDir} from './names.ts'
 import {EXAMPLE_POOL, poolletDeployment} from './poollet-example.ts'
 import {poolletCsrRbac, poolletPoolRbac} from './poollet-rbac.ts'
@@ -71,6 +71,7 @@ function layers(): Layer[] {
       dir: 'monitoring',
       component: true,
       files: [
+        {name: 'metrics-reader-rbac.yaml', source: 'monitoring.ts', objects: metricsReaderRbac()},
         {name: 'pod-monitors.yaml', source: 'monitoring.ts', objects: podMonitors()},
         {name: 'prometheus-rule.yaml', source: 'alerts.ts', objects: [prometheusRuleObject()]},
         {name: 'dashboard.yaml', source: 'dashboard.ts', objects: [dashboardConfigMap()]},

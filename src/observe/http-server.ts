@@ -5,12 +5,24 @@
  * runnable, so the manager starts it first and closes it last.
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
+import {createServer as createTlsServer} from 'node:https'
 import type {AddressInfo} from 'node:net'
 import type {Registry} from 'prom-client'
 import {errorMessage, type Logger} from '../core/index.ts'
 import type {Runnable} from '../runtime/runnable.ts'
 import {formatBindAddress, type BindAddress} from './bind-address.ts'
 import {answerHealth, type HealthChecks} from './healthz.ts'
+
+/**
+ * /metrics over TLS with every scrape authorized (the controller's `--metrics-secure`): the serving
+ * certificate and key, and the verdict on a request's Authorization header (src/kube/identity/
+ * metrics-authorizer.ts: TokenReview, then SubjectAccessReview). Health probes are never behind it:
+ * the kubelet probes them plain.
+ */
+export interface SecureMetrics {
+  tls: {certPem: string; keyPem: string}
+  authorize(authorization: string | undefined, path: string): Promise<{status: 200} | {status: 401 | 403 | 500; reason: string}>
+}
 
 export interface ObserveServerOptions {
   /** For logs and the manager. Default: named after what it serves ("metrics", "health-probes"). */
@@ -21,6 +33,8 @@ export interface ObserveServerOptions {
   /** Serve /healthz and /readyz when set; an empty map answers "ok". */
   healthz?: HealthChecks
   readyz?: HealthChecks
+  /** Serve over TLS and authorize /metrics (only for a server without probes). */
+  secure?: SecureMetrics
   logger?: Logger
 }
 
@@ -55,7 +69,9 @@ export class ObserveServer implements Runnable {
   /** Listens until signal aborts, then closes, cutting idle keep-alive connections so stop is quick. */
   async start(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return
-    const server = createServer((req, res) => void this.handle(req, res))
+    const {secure} = this.options
+    const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res)
+    const server = secure === undefined ? createServer(handler) : createTlsServer({cert: secure.tls.certPem, key: secure.tls.keyPem, minVersion: 'TLSv1.2'}, handler)
     try {
       await listen(server, this.options.address)
     } catch (error) {
@@ -66,7 +82,7 @@ export class ObserveServer implements Runnable {
     this.boundAddress = server.address() as AddressInfo
     this.bound.resolve(this.boundAddress)
     const shown = formatBindAddress({host: this.boundAddress.address, port: this.boundAddress.port})
-    this.options.logger?.info({server: this.name, address: shown, paths: this.paths()}, `serving ${this.name}`)
+    this.options.logger?.info({server: this.name, address: shown, paths: this.paths(), ...(secure !== undefined && {scheme: 'https', authorization: 'TokenReview + SubjectAccessReview'})}, `serving ${this.name}`)
 
     const closed = new Promise<void>((resolve) => server.once('close', () => resolve()))
     await new Promise<void>((resolve) => {
@@ -102,6 +118,13 @@ export class ObserveServer implements Runnable {
     const subpath = rest.join('/')
     const {metrics, logger} = this.options
     if (endpoint === 'metrics' && subpath === '' && metrics !== undefined) {
+      if (this.options.secure !== undefined) {
+        const verdict = await this.options.secure.authorize(req.headers.authorization, url.pathname)
+        if (verdict.status !== 200) {
+          logger?.debug({server: this.name, path: url.pathname, status: verdict.status, reason: verdict.reason}, 'scrape refused')
+          return {status: verdict.status, body: `${verdict.status === 401 ? 'Unauthorized' : verdict.status === 403 ? 'Forbidden' : 'Internal Server Error'}: ${verdict.reason}\n`, contentType: TEXT}
+        }
+      }
       return {status: 200, body: await metrics.metrics(), contentType: metrics.contentType}
     }
     const checks = endpoint === 'healthz' ? this.options.healthz : endpoint === 'readyz' ? this.options.readyz : undefined
@@ -128,6 +151,8 @@ export interface ObserveServersOptions {
   metrics: Registry
   healthz: HealthChecks
   readyz: HealthChecks
+  /** /metrics over TLS, authorized; the probes then always have a server of their own (plain). */
+  secureMetrics?: SecureMetrics
   logger?: Logger
 }
 
@@ -136,11 +161,11 @@ export interface ObserveServersOptions {
  * same (two sockets cannot share a port), and an address of "0" leaves its side out.
  */
 export function observeServers(options: ObserveServersOptions): ObserveServer[] {
-  const {metricsAddress, probeAddress, metrics, healthz, readyz, logger} = options
-  const same = metricsAddress !== undefined && probeAddress !== undefined && formatBindAddress(metricsAddress) === formatBindAddress(probeAddress) && metricsAddress.port !== 0
+  const {metricsAddress, probeAddress, metrics, healthz, readyz, logger, secureMetrics: secure} = options
+  const same = secure === undefined && metricsAddress !== undefined && probeAddress !== undefined && formatBindAddress(metricsAddress) === formatBindAddress(probeAddress) && metricsAddress.port !== 0
   if (same) return [new ObserveServer({name: 'metrics-and-probes', address: metricsAddress, metrics, healthz, readyz, logger})]
   const servers: ObserveServer[] = []
-  if (metricsAddress !== undefined) servers.push(new ObserveServer({name: 'metrics', address: metricsAddress, metrics, logger}))
+  if (metricsAddress !== undefined) servers.push(new ObserveServer({name: 'metrics', address: metricsAddress, metrics, logger, ...(secure !== undefined && {secure})}))
   if (probeAddress !== undefined) servers.push(new ObserveServer({name: 'health-probes', address: probeAddress, healthz, readyz, logger}))
   return servers
 }

@@ -202,3 +202,29 @@ export async function readCsr(spec: {signerName: string; usages?: readonly strin
     signatureAlgorithm: SIGNATURE_ALGORITHMS[signatureOid] ?? {name: signatureOid},
   }
 }
+
+/**
+ * A self-signed serving certificate and its key, as controller-runtime makes one when its secure metrics
+ * server is given no certificate: ECDSA P-256, a year, for `hosts` (DNS names, or IP addresses) as SANs.
+ * A scraper that knows no CA for it skips verification (the PodMonitor's insecureSkipVerify) and still
+ * gets an encrypted connection and the bearer-token check; give --metrics-cert-dir a real one otherwise.
+ */
+export async function selfSignedServingCertificate(hosts: readonly string[], now: Date): Promise<{certPem: string; keyPem: string}> {
+  const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])
+  const names = hosts.map((host) => (/^[\d.]+$|:/.test(host) ? {type: 'ip' as const, value: host} : {type: 'dns' as const, value: host}))
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    name: [{CN: [hosts[0] ?? 'ironpool']}],
+    notBefore: new Date(now.getTime() - 60_000),
+    notAfter: new Date(now.getTime() + 365 * 86_400_000),
+    keys,
+    signingAlgorithm: ALGORITHM,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension(names),
+    ],
+  })
+  return {certPem: cert.toString('pem') + '\n', keyPem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey))}
+}

@@ -96,14 +96,19 @@ describe('deploy/monitoring', () => {
     ])
   })
 
-  it('is a kustomize Component that deploy/default leaves out, with PodMonitors, a PrometheusRule and a sidecar-labelled dashboard', () => {
+  it('is a kustomize Component that deploy/default leaves out, with the scrape RBAC, PodMonitors (the controller over HTTPS with a bearer token), a PrometheusRule and a sidecar-labelled dashboard', () => {
     const files = renderDeployFiles()
     const kustomization = parse(files.get('monitoring/kustomization.yaml') ?? '') as {kind: string; resources: string[]}
     expect(kustomization.kind).to.equal('Component')
-    expect(kustomization.resources).to.have.members(['pod-monitors.yaml', 'prometheus-rule.yaml', 'dashboard.yaml'])
+    expect(kustomization.resources).to.have.members(['metrics-reader-rbac.yaml', 'pod-monitors.yaml', 'prometheus-rule.yaml', 'dashboard.yaml'])
+    const rbac = parseAllDocuments(files.get('monitoring/metrics-reader-rbac.yaml') ?? '').map((d) => d.toJS() as {kind: string; metadata: {name: string}; rules?: unknown; subjects?: unknown})
+    expect(rbac.map((o) => `${o.kind}/${o.metadata.name}`)).to.deep.equal(['ClusterRole/ironpool-metrics-reader', 'ServiceAccount/ironpool-prometheus', 'Secret/ironpool-prometheus-token', 'ClusterRoleBinding/ironpool-metrics-reader'])
+    expect(rbac[0]?.rules).to.deep.equal([{nonResourceURLs: ['/metrics'], verbs: ['get']}])
     expect(JSON.stringify(parse(files.get('default/kustomization.yaml') ?? ''))).to.not.include('monitoring')
     const monitors = parseAllDocuments(files.get('monitoring/pod-monitors.yaml') ?? '').map((d) => d.toJS() as {kind: string; metadata: {name: string}})
     expect(monitors.map((m) => `${m.kind}/${m.metadata.name}`)).to.deep.equal(['PodMonitor/ironpool-controller', 'PodMonitor/ironpool-poollets'])
+    const controller = (monitors[0] as unknown as {spec: {podMetricsEndpoints: Array<Record<string, unknown>>}}).spec.podMetricsEndpoints[0]
+    expect(controller).to.deep.include({scheme: 'https', tlsConfig: {insecureSkipVerify: true}, authorization: {type: 'Bearer', credentials: {name: 'ironpool-prometheus-token', key: 'token'}}})
     const [configMap] = parseAllDocuments(files.get('monitoring/dashboard.yaml') ?? '').map((d) => d.toJS() as {metadata: {labels: Record<string, string>}})
     expect(configMap?.metadata.labels.grafana_dashboard).to.equal('1')
   })
