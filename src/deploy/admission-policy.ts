@@ -137,6 +137,9 @@ function eventValidation(kinds: readonly PoolKind[]): Manifest {
  */
 export const POOLLET_WRITE_BOUNDS = {
   holderIdentity: 253,
+  leaseAnnotations: 16,
+  leaseAnnotation: 1024,
+  leaseLabels: 32,
   conditions: 16,
   conditionType: 316,
   conditionReason: 1024,
@@ -179,7 +182,20 @@ function sizeValidations(kinds: readonly PoolKind[]): Manifest[] {
   const resources = (field: string) => [
     bound(`${status} && has(object.status.${field})`, `size(object.status.${field}) <= ${B.resources} && object.status.${field}.all(k, size(k) <= ${B.resourceName})`, `'status.${field} has more than ${B.resources} resources, or a resource name longer than ${B.resourceName} characters (' + string(size(object.status.${field})) + ' resources)'`),
   ]
+  // A Lease's annotations and labels: a poollet writes none, but keeps what the server has (another
+  // writer's, an admin's), so an update that leaves them as they were is admitted whatever they are.
+  const unchanged = (field: string) => `(request.operation == 'UPDATE' && has(oldObject.metadata.${field}) && object.metadata.${field} == oldObject.metadata.${field})`
   return [
+    bound(
+      `${IS_LEASE_WRITE} && has(object.metadata.annotations)`,
+      `${unchanged('annotations')} || (size(object.metadata.annotations) <= ${B.leaseAnnotations} && object.metadata.annotations.all(k, size(k) + size(object.metadata.annotations[k]) <= ${B.leaseAnnotation}))`,
+      `'metadata.annotations has ' + string(size(object.metadata.annotations)) + ' entries; a poollet may write at most ${B.leaseAnnotations}, each key and value together at most ${B.leaseAnnotation} characters, or leave them as they are'`,
+    ),
+    bound(
+      `${IS_LEASE_WRITE} && has(object.metadata.labels)`,
+      `${unchanged('labels')} || size(object.metadata.labels) <= ${B.leaseLabels}`,
+      `'metadata.labels has ' + string(size(object.metadata.labels)) + ' entries, more than ${B.leaseLabels}, and a poollet may only leave them as they are'`,
+    ),
     bound(
       `${IS_LEASE_WRITE} && has(object.spec) && has(object.spec.holderIdentity)`,
       `size(object.spec.holderIdentity) <= ${B.holderIdentity}`,

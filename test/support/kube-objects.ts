@@ -69,6 +69,11 @@ export class KubeObjects {
     return this.coordination.patchNamespacedLease({name, namespace: kind.leaseNamespace, body: {spec}}, setHeaderOptions('Content-Type', PatchStrategy.MergePatch))
   }
 
+  /** Merge-patches the whole Lease (metadata too), without a resourceVersion. */
+  async mergePatchLease(kind: PoolKind, name: string, body: object): Promise<V1Lease> {
+    return this.coordination.patchNamespacedLease({name, namespace: kind.leaseNamespace, body}, setHeaderOptions('Content-Type', PatchStrategy.MergePatch))
+  }
+
   async deleteLease(kind: PoolKind, name: string): Promise<void> {
     await this.coordination.deleteNamespacedLease({name, namespace: kind.leaseNamespace})
   }

@@ -10,6 +10,13 @@
  * decision about a poollet's CSR is a log line naming the rule and an Event on the CSR; CSRs that are no
  * poollet's, from requesters that are no poollet's or bootstrapper's, pass with a debug line.
  *
+ * What it caches is what it judges (issue 29): CSRs of the client signer only (a field selector), 4 a
+ * page, each spec.request over REQUEST_MAX_BYTES dropped before the cache keeps it (the CSR is then
+ * refused, rule `encoding`, naming its size); the cache's health is /readyz's `csr-cache` and a gauge
+ * (src/app/csr-approval.ts). A bootstrap token is given a certificate only for a pool that exists
+ * (rule `pool-exists`). The approval carries the CSR's uid and resourceVersion as read, so a CSR changed
+ * or made again under the same name since it was judged is a 409, never approved by an old judgement.
+ *
  * Work is fair across requesters (spec.username, which kube-apiserver sets): a queue per requester,
  * served round-robin, at most one review (SubjectAccessReview, approval) in flight per requester and
  * four in all, so that one bootstrap token flooding CSRs delays another requester's by one review at most;

@@ -78,6 +78,21 @@ describe('deploy/policies: size bounds on what a poollet writes (real API server
     expect((await outcome(() => p1.patchLease(machine, 'p1', {holderIdentity: 'h'.repeat(B.holderIdentity + 1)}))).code).to.equal(422)
   })
 
+  it(`refuses Lease annotations past ${B.leaseAnnotations} entries or ${B.leaseAnnotation} characters each (a poollet padding its Lease under the 256 KiB object bound); admits them at the bound, and an update that leaves an admin's large ones as they are`, async () => {
+    const p1 = poollet.get(machine)!
+    const annotations = (n: number, size: number) => Object.fromEntries(Array.from({length: n}, (_, i) => [`a${String(i).padStart(2, '0')}`, 'v'.repeat(size - 3)]))
+    const patch = (body: object) => outcome(() => p1.mergePatchLease(machine, 'p1', body))
+    const padded = await patch({metadata: {annotations: annotations(1, 200_000)}})
+    expect(padded.code).to.equal(422)
+    expect(padded.message).to.include(`each key and value together at most ${B.leaseAnnotation} characters`)
+    expect((await patch({metadata: {annotations: annotations(B.leaseAnnotations + 1, 10)}})).code).to.equal(422)
+    expect(await patch({metadata: {annotations: annotations(B.leaseAnnotations, B.leaseAnnotation)}})).to.deep.equal({code: 200, message: 'ok'})
+    expect((await patch({metadata: {labels: Object.fromEntries(Array.from({length: B.leaseLabels + 1}, (_, i) => [`l${i}`, 'x']))}})).code).to.equal(422)
+    // An admin's annotation past the bound: the poollet's renewals carry it unchanged and are admitted.
+    await admin.mergePatchLease(machine, 'p1', {metadata: {annotations: {big: 'b'.repeat(10_000)}}})
+    expect(await patch({spec: {renewTime: formatMicroTime(new Date())}})).to.deep.equal({code: 200, message: 'ok'})
+  })
+
   it('leaves other users to RBAC: the admin may write a 1.45 MB holderIdentity (the policy does not evaluate it)', async () => {
     expect(await outcome(() => admin.createLease(machine, 'by-admin', lease('x'.repeat(HUGE))))).to.deep.equal({code: 200, message: 'ok'})
     await admin.deleteLease(machine, 'by-admin')
