@@ -3,7 +3,7 @@
  * writes only their status (the Ready=Unknown mark), records events, and holds one leader-election Lease.
  * Lease reads in the pool-lease namespaces are granted there (lease-namespaces.ts), not cluster-wide.
  */
-import {CLIENT_SIGNER, CSR_API_GROUP, POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
+import {CLIENT_SIGNER, CSR_API_GROUP, POOL_KIND_NAMES, POOL_KINDS, WRITE_PROBE_LEASE} from '../core/index.ts'
 import {clusterRole, clusterRoleBinding, namespace, role, roleBinding, serviceAccount, serviceAccountSubject, type Manifest, type PolicyRule} from './manifest.ts'
 import {CONTROLLER_NAME, CONTROLLER_NAMESPACE, CSR_APPROVER_ROLE, LEADER_ELECTION_ID, LEADER_ELECTION_ROLE} from './names.ts'
 
@@ -45,7 +45,8 @@ export function controllerClusterRbac(): Manifest[] {
 }
 
 const LEADER_LEASE_RULES: PolicyRule[] = [
-  {apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [LEADER_ELECTION_ID], verbs: ['get', 'update']},
+  // The leader-election Lease, and the sight's write probe (src/core/lifecycle/write-probe.ts), which renews a Lease of its own here.
+  {apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [LEADER_ELECTION_ID, WRITE_PROBE_LEASE], verbs: ['get', 'update']},
   // RBAC cannot restrict `create` by name (the object has no name until the request is admitted), so
   // create is granted on any Lease in this namespace; nothing else of the controller's lives here.
   {apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create']},

@@ -97,6 +97,6 @@ describe('deploy/ manifests', () => {
     // One per kind (its Lease and pool), one for Events, then the size bounds (reason Invalid), each message naming its field.
     const bounds = (spec.validations as Array<{reason: string; messageExpression: string}>).slice(POOL_KIND_NAMES.length + 1)
     expect(bounds.length).to.be.at.least(10)
-    expect(bounds.every((v) => v.reason === 'Invalid' && /'(a )?(spec|status)\./.test(v.messageExpression))).to.be.true
+    expect(bounds.every((v) => v.reason === 'Invalid' && /'(a )?(spec|status|metadata)\./.test(v.messageExpression))).to.be.true
   })
 })
