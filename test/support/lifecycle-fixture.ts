@@ -39,6 +39,8 @@ export class LifecycleFixture {
   readonly marks: MarkReport[] = []
   readonly breakers: BreakerReport[] = []
   readonly unmarkable: UnmarkableReport[] = []
+  /** Dry run: the pools it would have marked. */
+  readonly wouldMarks: MarkReport[] = []
   /** The Leases as the watch cache holds them. */
   readonly leases = new Map<string, Lease>()
   /** The Leases as the API server holds them: what a confirming read returns. */
@@ -63,7 +65,7 @@ export class LifecycleFixture {
       store: this.store,
       events: this.events,
       logger: this.logger,
-      observer: {marked: (r) => this.marks.push(r), breaker: (r) => this.breakers.push(r), unmarkable: (r) => this.unmarkable.push(r)},
+      observer: {marked: (r) => this.marks.push(r), breaker: (r) => this.breakers.push(r), unmarkable: (r) => this.unmarkable.push(r), wouldMark: (r) => this.wouldMarks.push(r)},
     })
     if (active) {
       this.engine.setLeader(true)

@@ -56,6 +56,11 @@ export class EvidenceClock implements Clock {
     this.resumedAt = now
   }
 
+  /** Blind time cut out so far, the current spell included (ms): what separates this clock from the real one. */
+  get cutOutMs(): number {
+    return this.offset + (this.stoppedAt === undefined ? 0 : this.real.monotonic() - this.stoppedAt)
+  }
+
   /** An instant on this clock as real monotonic time (as of now: a spell to come moves it). */
   toReal(at: number): number {
     return at + this.offset + (this.stoppedAt === undefined ? 0 : this.real.monotonic() - this.stoppedAt)

@@ -41,7 +41,7 @@ export function kindEngine(options: KindEngineOptions): KindEngine {
     observer: {
       changed: (whole, reason, how) => {
         viewObserver.changed?.(whole, reason, how)
-        lifecycle.setViewWhole(whole, how)
+        lifecycle.setViewWhole(whole, how, reason)
       },
       blindFor: (reason, ms) => viewObserver.blindFor?.(reason, ms),
       spellEnded: (spell) => viewObserver.spellEnded?.(spell),

@@ -66,6 +66,8 @@ export interface LifecycleObserver {
   confirmRead?(name: string, outcome: ConfirmOutcome): void
   /** A stale pool the engine could not mark (the API has no conditions for the kind, or did not keep the write). */
   unmarkable?(report: UnmarkableReport): void
+  /** Dry run (--dry-run): a pool the engine would have marked Unknown; nothing was written. */
+  wouldMark?(report: MarkReport): void
 }
 
 /** Why a stale pool stays unmarked: the API cannot hold a Ready ('no-conditions') or dropped it ('not-held'). */
@@ -129,7 +131,17 @@ export interface PoolLifecycleOptions {
   /** Defaults {@link retryTimings} of the grace period. */
   retryBaseMs?: number
   retryMaxMs?: number
+  /**
+   * Dry run: judge exactly as otherwise, and where the Unknown write would be sent, record a would-mark
+   * (log, a WouldMarkUnknown Event with the verdict record, observer.wouldMark) and treat the
+   * pool as marked until it progresses; nothing is written to a pool. Default false.
+   */
+  dryRun?: boolean
+  /** Who judges, as the verdict record names it (the leader-election identity, or the host). Default {@link DEFAULT_CONTROLLER_IDENTITY}. */
+  identity?: string
 }
+
+export const DEFAULT_CONTROLLER_IDENTITY = 'ironpool-controller'
 
 export type ResolvedLifecycleOptions = Required<Omit<PoolLifecycleOptions, 'maxUnhealthy' | 'listLeases'>> &
   Pick<PoolLifecycleOptions, 'maxUnhealthy' | 'listLeases'>
@@ -149,6 +161,8 @@ export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecy
     observer: options.observer ?? {},
     retryBaseMs: options.retryBaseMs ?? retryTimings(options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS).retryBaseMs,
     retryMaxMs: options.retryMaxMs ?? retryTimings(options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS).retryMaxMs,
+    dryRun: options.dryRun ?? false,
+    identity: options.identity ?? DEFAULT_CONTROLLER_IDENTITY,
   }
 }
 

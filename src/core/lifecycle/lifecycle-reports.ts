@@ -10,6 +10,8 @@ import type {Logger, PoolEvent} from '../ports.ts'
 import type {Pool} from '../types.ts'
 import {formatDuration} from '../durations.ts'
 import type {BlindSpell} from './view-state.ts'
+import {VERDICT_ANNOTATION, WOULD_MARK_REASON, type VerdictRecord} from './verdict.ts'
+import {verdictAnnotation} from './verdict-record.ts'
 
 /** Ready=Unknown with the kind's reason and message, observedGeneration = the pool's generation. */
 export function unknownReady(kind: PoolKind, pool: Pool): Omit<DesiredCondition, 'type'> {
@@ -31,6 +33,30 @@ export function unknownEvent(kind: PoolKind, pool: Pool): PoolEvent {
     reason: kind.unknownReason,
     message: kind.unknownMessage,
   }
+}
+
+/** An Event that carries a verdict record (the mark's, the dry run's, a held pool's). */
+export function withVerdict(event: PoolEvent, record: VerdictRecord | undefined): PoolEvent {
+  return record === undefined ? event : {...event, annotations: {...event.annotations, [VERDICT_ANNOTATION]: verdictAnnotation(record)}}
+}
+
+/** The dry run's Event: what it would have written, and why (the record). Normal: nothing is wrong with the pool's API. */
+export function wouldMarkEvent(kind: PoolKind, pool: Pool): PoolEvent {
+  return {
+    ...unknownEvent(kind, pool),
+    type: 'Normal',
+    reason: WOULD_MARK_REASON,
+    message: `dry run: would set Ready=Unknown (${kind.unknownReason}): ${kind.unknownMessage}`,
+  }
+}
+
+/** A pool whose Unknown write keeps failing: said once per overdue spell, with the record, so `pool why` can name what holds it. */
+export function writeRetryingEvent(kind: PoolKind, pool: Pool, error: string): PoolEvent {
+  return {...unknownEvent(kind, pool), reason: `${kind.kind}UnknownWriteRetrying`, message: `stale, not marked yet: writing Ready=Unknown failed (${error}); retrying`}
+}
+
+export function logWouldMark(logger: Logger, kind: PoolKind, report: MarkReport): void {
+  logger.info({kind: kind.name, pool: report.name, delayMs: report.delayMs, retries: report.retries, dryRun: true}, 'dry run: pool would be marked Ready=Unknown')
 }
 
 export function markReport(name: string, deadline: number, writtenAt: number, retries: number): MarkReport {

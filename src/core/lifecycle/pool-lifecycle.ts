@@ -37,11 +37,14 @@ import {errorMessage, isAnswer} from '../errors.ts'
 import {EvidenceClock} from './evidence-clock.ts'
 import {HealthTracker, readyOf, type HealthRecord} from './health-tracker.ts'
 import {lifecycleDefaults, retryDelay, type PoolLifecycleOptions, type ResolvedLifecycleOptions} from './lifecycle-options.ts'
-import {logBreaker, logMark, logUnmarkable, markReport, unknownEvent, unknownReady, unmarkableEvent} from './lifecycle-reports.ts'
+import {logBreaker, logMark, logUnmarkable, logWouldMark, markReport, unknownEvent, unknownReady, unmarkableEvent, withVerdict, wouldMarkEvent, writeRetryingEvent} from './lifecycle-reports.ts'
 import {UnhealthyBreaker} from './max-unhealthy.ts'
 import {writeReady, type ReadyWriteResult} from '../ready-writer.ts'
 import type {ViewChange} from './view-state.ts'
+import type {BlindReason} from './sight.ts'
 import type {Lease, Pool} from '../types.ts'
+import type {HoldReason, OverdueState, VerdictRecord} from './verdict.ts'
+import {BlindLedger, buildVerdict, VerdictNotebook} from './verdict-record.ts'
 
 /** A pool past its deadline with no progress since. */
 interface Overdue {
@@ -98,6 +101,17 @@ export class PoolLifecycle {
    * and it is reported then.
    */
   private readonly unsettledMarks = new Map<string, Overdue>()
+  /** The verdict record's facts: blind spells cut out, and per overdue spell what happened to it. */
+  private readonly ledger = new BlindLedger()
+  private readonly notes = new VerdictNotebook()
+  /**
+   * Dry run: pools another controller marked Unknown after this engine saw them otherwise. The dry run
+   * judges as if it alone were in charge, so such a mark neither stops its would-mark nor counts as
+   * its own; one seen at first sight (long dead, or marked before) is respected as the real engine does.
+   */
+  private readonly foreignMarks = new Set<string>()
+  /** When the breaker last tripped (wall ms), for the records of the pools it holds. */
+  private breakerSinceWall = 0
   private leader = false
   private whole = false
   private closed = false
@@ -128,17 +142,20 @@ export class PoolLifecycle {
 
   poolUpserted(pool: Pool): void {
     const name = pool.metadata.name
+    const before = this.tracker.get(name)?.readyStatus
     const seen = this.tracker.observePool(name, readyOf(pool), () => this.options.getLease(name)?.spec.renewTime, pool.metadata.uid)
     if (seen === 'new') {
       // A new pool, or a new one under an old name: whatever the old one owed is forgotten.
       this.overdue.delete(name)
       this.silent.delete(name)
       this.unsettledMarks.delete(name)
+      this.foreignMarks.delete(name)
       this.deadlines.delete(name)
       this.arm(name)
       this.judge()
       return
     }
+    if (this.options.dryRun && before !== 'Unknown' && readyOf(pool).status === 'Unknown') this.foreignMarks.add(name)
     if (seen === 'progress') {
       this.progressed(name)
       return
@@ -159,6 +176,7 @@ export class PoolLifecycle {
     this.overdue.delete(name)
     this.silent.delete(name)
     this.unsettledMarks.delete(name)
+    this.foreignMarks.delete(name)
     this.judge()
   }
 
@@ -175,15 +193,17 @@ export class PoolLifecycle {
    * evidence clock, as of how.sinceMs ago; turning whole runs it on, and when events may have been
    * missed meanwhile (how.lost) every grace period starts afresh.
    */
-  setViewWhole(whole: boolean, how: ViewChange = {sinceMs: 0, lost: false}): void {
+  setViewWhole(whole: boolean, how: ViewChange = {sinceMs: 0, lost: false}, reason?: BlindReason): void {
     if (whole === this.whole) return
     this.whole = whole
     if (!whole) {
       this.evidence.stop(how.sinceMs)
+      this.ledger.stopped(this.evidence.monotonic(), reason)
       this.deadlines.suspend()
       return
     }
     this.evidence.resume()
+    this.ledger.resumed(this.evidence.cutOutMs)
     if (how.lost) this.restartEvidence()
     else this.reviewOverdue()
     this.deadlines.resume()
@@ -233,7 +253,7 @@ export class PoolLifecycle {
     let pools = 0
     let oldestMs = 0
     for (const [name, overdue] of this.overdue) {
-      if (this.tracker.get(name)?.readyStatus === 'Unknown') continue
+      if (this.alreadyUnknown(name, overdue)) continue
       pools++
       oldestMs = Math.max(oldestMs, now - overdue.deadline)
     }
@@ -258,6 +278,15 @@ export class PoolLifecycle {
       stranded.push(name)
     }
     return stranded
+  }
+
+  /**
+   * Why the pool is marked, or what holds it: the record of its current overdue spell (undefined when
+   * it is not overdue, or this engine is not the one judging: a standby forgets what it held).
+   */
+  verdict(name: string): VerdictRecord | undefined {
+    const overdue = this.overdue.get(name)
+    return overdue === undefined ? undefined : this.recordOf(name, overdue)
   }
 
   get breakerState(): BreakerState {
@@ -330,7 +359,7 @@ export class PoolLifecycle {
       } else if (overdue.heldUntil === undefined && (this.deadlines.get(name) ?? now) > now) {
         overdue.retries = 0
         this.deadlines.set(name, now)
-      } else if (!overdue.unmarkable && !this.deadlines.has(name) && record.readyStatus !== 'Unknown') {
+      } else if (!overdue.unmarkable && !this.deadlines.has(name) && !this.alreadyUnknown(name, overdue)) {
         // Overdue, unmarked, nothing in flight and no look armed: looked at now, so no pool is stranded.
         this.deadlines.set(name, now)
       }
@@ -344,6 +373,7 @@ export class PoolLifecycle {
 
   private progressed(name: string): void {
     this.unsettledMarks.delete(name)
+    this.foreignMarks.delete(name)
     this.arm(name)
     this.silent.delete(name)
     if (this.overdue.delete(name)) this.judge()
@@ -376,7 +406,7 @@ export class PoolLifecycle {
       }
       const entry: Overdue = {deadline, retries: 0, busy: false}
       this.overdue.set(name, entry)
-      const news = record.readyStatus !== 'Unknown'
+      const news = !this.alreadyUnknown(name, entry)
       if (news) this.silent.set(name, deadline)
       // With the breaker on, a newly silent pool is judged once the window has seen who else went silent.
       if (hold && news) {
@@ -401,6 +431,7 @@ export class PoolLifecycle {
     const limit = this.breaker.limit
     if (transition === undefined || limit === undefined) return
     const report = {transition, unhealthy: this.breaker.unhealthy, total: this.breaker.total, limit}
+    if (transition === 'tripped') this.breakerSinceWall = this.options.clock.wall()
     logBreaker(this.options.logger, this.options.kind, report)
     this.options.observer.breaker?.(report)
     if (transition === 'recovered') this.restartHeld()
@@ -418,7 +449,7 @@ export class PoolLifecycle {
   private restartHeld(): void {
     for (const [name, overdue] of this.overdue) {
       // A write in flight goes on (its mark, if it lands, is reported); a confirm in flight finds the pool no longer overdue.
-      if ((overdue.busy && overdue.sent) || this.tracker.get(name)?.readyStatus === 'Unknown') continue
+      if ((overdue.busy && overdue.sent) || this.alreadyUnknown(name, overdue)) continue
       this.overdue.delete(name)
       this.silent.delete(name)
       this.tracker.restart(name)
@@ -432,7 +463,7 @@ export class PoolLifecycle {
    */
   private newlyStale(): number {
     let n = 0
-    for (const name of this.overdue.keys()) if (this.tracker.get(name)?.readyStatus !== 'Unknown') n++
+    for (const [name, overdue] of this.overdue) if (!this.alreadyUnknown(name, overdue)) n++
     return n
   }
 
@@ -442,11 +473,12 @@ export class PoolLifecycle {
       const overdue = this.overdue.get(name)
       // A pending deadline on an overdue pool is a retry's backoff or a breaker hold: wait for it.
       if (overdue === undefined || overdue.busy || overdue.unmarkable || this.deadlines.has(name)) continue
-      if (this.tracker.get(name)?.readyStatus === 'Unknown') continue
+      if (this.alreadyUnknown(name, overdue)) continue
       // A new attempt: what it writes is a mark of its own (the pool's Ready moved off Unknown since any earlier one).
       overdue.sent = false
       overdue.reported = false
       overdue.busy = true
+      Object.assign(this.notes.of(overdue), {attemptAtWall: this.options.clock.wall(), writing: false})
       const write = this.confirmAndWrite(name, overdue).finally(() => this.writes.delete(write))
       this.writes.add(write)
     }
@@ -464,6 +496,7 @@ export class PoolLifecycle {
       // A LIST made for many pools failed: the pool whose turn it was tells the sight, once.
       if (!(error instanceof SharedFailure)) this.tellSight(overdue, error, `confirming the silence of ${this.options.kind.name}pool ${name}: ${errorMessage(error)}`)
       this.options.observer.confirmRead?.(name, 'failed')
+      this.notes.of(overdue).confirm = {outcome: 'failed', atWall: this.options.clock.wall(), detail: errorMessage(error)}
       this.failed(name, overdue, error, 'reading its Lease to confirm the silence failed', false)
       return
     }
@@ -477,11 +510,13 @@ export class PoolLifecycle {
       // The Lease moved and the watch has not told us (yet): a sign of life, and a hint that the watch lags.
       overdue.busy = false
       this.options.observer.confirmRead?.(name, 'renewed')
+      this.notes.of(overdue).confirm = {outcome: 'renewed', atWall: this.options.clock.wall()}
       this.options.logger.info({kind: this.options.kind.name, pool: name}, 'pool not marked: a fresh read of its Lease shows a renewal the watch had not delivered')
       if (this.tracker.observeLease(name, renewTime) === 'progress') this.progressed(name)
       return
     }
     this.options.observer.confirmRead?.(name, 'silent')
+    this.notes.of(overdue).confirm = {outcome: 'silent', atWall: this.options.clock.wall()}
     if (this.breaker.tripped || !this.judgeable()) {
       // Blind (or the breaker opened) while the read was out: no verdict now. Looked at again when
       // whole (the queue fires nothing before), or when the breaker recovers.
@@ -489,7 +524,34 @@ export class PoolLifecycle {
       if (!this.breaker.tripped) this.deadlines.set(name, this.evidence.monotonic() + (this.whole ? this.options.retryBaseMs : 0))
       return
     }
-    await this.write(name, overdue, era)
+    this.notes.of(overdue).writing = true
+    if (this.options.dryRun) await this.wouldWrite(name, overdue, era)
+    else await this.write(name, overdue, era)
+  }
+
+  /**
+   * The dry run's write: it takes its turn in the limiter as the write would (so the others' timing is
+   * what it would be), then, instead of a request, a would-mark: logged, Evented with the record,
+   * counted, and the pool treated as marked until it progresses.
+   */
+  private async wouldWrite(name: string, overdue: Overdue, era: AbortSignal): Promise<void> {
+    try {
+      await this.options.limiter.run(() => Promise.resolve(), {urgent: true, signal: era})
+    } catch {
+      overdue.busy = false
+      return
+    }
+    overdue.busy = false
+    const pool = this.options.getPool(name)
+    if (pool === undefined || this.overdue.get(name) !== overdue || this.breaker.tripped || !this.judgeable() || this.alreadyUnknown(name, overdue)) {
+      this.rearmOverdue(name, overdue)
+      return
+    }
+    this.notes.of(overdue).markedAtWall = this.options.clock.wall()
+    const report = markReport(name, overdue.deadline, this.evidence.monotonic(), overdue.retries)
+    logWouldMark(this.options.logger, this.options.kind, report)
+    this.options.events.record(withVerdict(wouldMarkEvent(this.options.kind, pool), this.recordOf(name, overdue)))
+    this.options.observer.wouldMark?.(report)
   }
 
   private async write(name: string, overdue: Overdue, era: AbortSignal): Promise<void> {
@@ -532,7 +594,7 @@ export class PoolLifecycle {
       overdue.unmarkable = true
       const report = {name, reason: result.outcome === 'not-writable' ? 'no-conditions' : 'not-held'} as const
       logUnmarkable(this.options.logger, this.options.kind, report)
-      this.options.events.record(unmarkableEvent(this.options.kind, result.pool, report.reason))
+      this.options.events.record(withVerdict(unmarkableEvent(this.options.kind, result.pool, report.reason), this.recordOf(name, overdue)))
       this.options.observer.unmarkable?.(report)
       return
     }
@@ -578,11 +640,14 @@ export class PoolLifecycle {
     this.unsettledMarks.delete(name)
     if (overdue.reported) return
     overdue.reported = true
+    // The record is taken before the mark is absorbed: its last progress shows what the poollet left.
+    this.notes.of(overdue).markedAtWall = this.options.clock.wall()
+    const verdict = this.recordOf(name, overdue, 'marked')
     // Absorbed only while still overdue: after progress or a restart, the record holds newer news.
     if (this.overdue.get(name) === overdue) this.tracker.recordOwnWrite(name, readyOf(pool))
     const report = markReport(name, overdue.deadline, this.evidence.monotonic(), overdue.retries)
     logMark(this.options.logger, this.options.kind, report)
-    this.options.events.record(unknownEvent(this.options.kind, pool))
+    this.options.events.record(withVerdict(unknownEvent(this.options.kind, pool), verdict))
     this.options.observer.marked?.(report)
   }
 
@@ -626,7 +691,87 @@ export class PoolLifecycle {
     const delay = retryDelay(this.options, overdue.retries)
     const fields = {kind: this.options.kind.name, pool: name, err: errorMessage(error), retries: overdue.retries, retryInMs: delay}
     this.options.logger.error(fields, what)
+    const notes = this.notes.of(overdue)
+    Object.assign(notes, {lastError: `${what}: ${errorMessage(error)}`, lastErrorAtWall: this.options.clock.wall(), writing: false})
     if (wasWrite) this.options.observer.writeFailed?.(name, error)
+    // A pool held by its own failing write (twice: once is a blip) is said once per spell, with its record, for `pool why`.
+    const pool = this.options.getPool(name)
+    if (wasWrite && overdue.retries >= 2 && !notes.troubleTold && pool !== undefined && this.overdue.get(name) === overdue) {
+      notes.troubleTold = true
+      this.options.events.record(withVerdict(writeRetryingEvent(this.options.kind, pool, errorMessage(error)), this.recordOf(name, overdue, 'retrying')))
+    }
     if (this.active && this.overdue.get(name) === overdue) this.deadlines.set(name, this.evidence.monotonic() + delay)
+  }
+
+  /**
+   * Whether the pool counts as marked already: Ready=Unknown as the watch shows it (our mark, a
+   * previous leader's, or one seen at first sight); in a dry run, also a would-mark of this spell, and
+   * not another controller's mark made while this engine watched (see foreignMarks).
+   */
+  private alreadyUnknown(name: string, overdue: Overdue | undefined): boolean {
+    if (this.options.dryRun && overdue !== undefined && this.notes.of(overdue).markedAtWall !== undefined) return true
+    if (this.options.dryRun && this.foreignMarks.has(name)) return false
+    return this.tracker.get(name)?.readyStatus === 'Unknown'
+  }
+
+  /**
+   * The one place an overdue pool's state is derived from the engine's bookkeeping (its flags, the
+   * view, the breaker, the queue). The hold says what holds a 'held' pool.
+   */
+  private overdueStateOf(name: string, overdue: Overdue): {state: OverdueState; hold?: HoldReason} {
+    if (this.alreadyUnknown(name, overdue)) return {state: 'marked'}
+    if (overdue.unmarkable) return {state: 'unmarkable'}
+    if (overdue.busy) return {state: overdue.unsettled ? 'settling' : this.notes.of(overdue).writing ? 'writing' : 'confirming'}
+    if (!this.active) return {state: 'held', hold: 'not-leader'}
+    if (!this.whole) return {state: 'held', hold: 'blind'}
+    if (this.breaker.tripped) return {state: 'held', hold: 'breaker'}
+    if (overdue.heldUntil !== undefined) return {state: 'held', hold: 'breaker-window'}
+    if (overdue.retries > 0 && this.deadlines.has(name)) return {state: 'retrying'}
+    return {state: 'due'}
+  }
+
+  /** The verdict record of an overdue pool, as of now (state given when the caller knows it better than the bookkeeping says yet). */
+  private recordOf(name: string, overdue: Overdue, stateNow?: OverdueState): VerdictRecord {
+    const {clock, kind} = this.options
+    const record = this.tracker.get(name)
+    const derived = stateNow === undefined ? this.overdueStateOf(name, overdue) : {state: stateNow}
+    const notes = this.notes.of(overdue)
+    const wallNow = clock.wall()
+    const evidenceNow = this.evidence.monotonic()
+    const lastChange = record?.lastChange ?? evidenceNow
+    const blind = this.ledger.since(lastChange, this.evidence.cutOutMs)
+    // The wall time of an evidence instant: now, less the evidence time since, less the blind time since.
+    const wallOf = (at: number) => wallNow - (evidenceNow - at) - this.ledger.since(at, this.evidence.cutOutMs).ms
+    const blindAt = this.ledger.blindAt
+    const since =
+      derived.state === 'marked' ? (notes.markedAtWall ?? wallNow)
+      : derived.state === 'retrying' ? (notes.lastErrorAtWall ?? wallNow)
+      : derived.state === 'confirming' || derived.state === 'writing' ? (notes.attemptAtWall ?? wallNow)
+      : derived.hold === 'blind' && blindAt !== undefined ? wallOf(blindAt)
+      : derived.hold === 'breaker' ? this.breakerSinceWall
+      : wallOf(overdue.deadline)
+    const next = this.nextLook(name)
+    return buildVerdict({
+      kind: kind.name,
+      pool: name,
+      uid: record?.uid,
+      controller: this.options.identity,
+      dryRun: this.options.dryRun,
+      ...derived,
+      stateSinceWall: since,
+      renewTime: record?.renewTime,
+      leaseResourceVersion: this.options.getLease(name)?.resourceVersion,
+      readyStatus: record?.readyStatus,
+      lastChange,
+      evidenceNow,
+      wallNow,
+      blind,
+      gracePeriodMs: this.options.gracePeriodMs,
+      notes,
+      retries: overdue.retries,
+      breaker: this.breaker.limit === undefined ? undefined : this.breakerState,
+      limiter: {queued: this.options.limiter.queued, inFlight: this.options.limiter.inFlight},
+      nextLookInMs: next === undefined ? undefined : next - clock.monotonic(),
+    })
   }
 }
