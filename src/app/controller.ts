@@ -19,6 +19,8 @@ import {createOversizedMetrics} from './oversized-reports.ts'
 import type {LeaderElection} from '../runtime/runnable.ts'
 
 export const CONTROLLER_COMPONENT = 'ironpool-controller'
+/** The Events of a dry run name it as their source, so a report tells its would-marks from the marks. */
+export const DRY_RUN_COMPONENT = 'ironpool-controller-dry-run'
 /** At exit, Events still in flight get this long; shutdown stays within a few seconds. */
 export const EVENT_FLUSH_TIMEOUT_MS = 2_000
 
@@ -36,6 +38,10 @@ export interface ControllerWiring {
   metricsSecure?: {certDir?: string}
   /** `--approve-poollet-csrs`: approve poollets' client certificates by IronCore's rules (csr-approval.ts). */
   approvePoolletCsrs?: boolean
+  /** `--dry-run`: judge exactly as otherwise, write no pool (kind-controller.ts). */
+  dryRun?: boolean
+  /** Who judges, as verdict records name it: the leader-election identity, else the host name. */
+  identity: string
   logger: Logger
 }
 
@@ -59,7 +65,7 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   const {logger} = wiring
   const registry = createRegistry()
   const metrics = createControllerMetrics(registry, wiring.kinds.map((k) => k.name))
-  const events = new EventRecorder({kubeConfig: wiring.kubeConfig, clock: systemClock, logger, component: CONTROLLER_COMPONENT})
+  const events = new EventRecorder({kubeConfig: wiring.kubeConfig, clock: systemClock, logger, component: wiring.dryRun ? DRY_RUN_COMPONENT : CONTROLLER_COMPONENT})
   const timings = sightTimings(wiring.gracePeriodMs)
   const probeNamespace = wiring.kinds[0]?.leaseNamespace ?? 'default'
   // The write probe renews a Lease of the controller's own where its RBAC lets it write Leases: the
@@ -148,7 +154,7 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
     readyz.set('csr-cache', approval.readyz)
   }
   logger.info(
-    {kinds: wiring.kinds.map((k) => k.name), gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, requestLimits: DEFAULT_REQUEST_LIMITS, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},
+    {kinds: wiring.kinds.map((k) => k.name), dryRun: wiring.dryRun ?? false, identity: wiring.identity, gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, requestLimits: DEFAULT_REQUEST_LIMITS, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},
     'controller starting',
   )
   try {

@@ -38,6 +38,10 @@ export interface KindWiring {
   maxUnhealthy?: MaxUnhealthy
   /** Bounds the confirming reads and writes of every kind together (one client, one APF flow). */
   limiter?: RequestLimiter
+  /** --dry-run: judge, and write no pool (would-marks are logged, Evented and counted). */
+  dryRun?: boolean
+  /** Who judges, as verdict records name it. */
+  identity?: string
   logger: Logger
   /** The gauges of objects left out for their size; default: none (the log line and Event still say it). */
   oversizedMetrics?: OversizedMetrics
@@ -96,7 +100,10 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
     gracePeriodMs: wiring.gracePeriodMs,
     maxUnhealthy: wiring.maxUnhealthy,
     plan,
+    dryRun: wiring.dryRun,
+    identity: wiring.identity,
     observer: {
+      wouldMark: () => metrics.dryRunMarks.inc({kind: kind.name}),
       unmarkable: (report) => metrics.staleUnmarkable.inc({kind: kind.name, reason: report.reason}),
       confirmRead: (_name, outcome) => {
         metrics.confirmReads.inc({kind: kind.name, outcome})

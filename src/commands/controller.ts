@@ -2,7 +2,7 @@ import {Command, Flags} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
 import {hostname} from 'node:os'
 import {bindAddressFlag, durationFlag, failUsage, kubeconfigFlag, loggingFlags, withEnv} from '../cli/flags.ts'
-import {CONTROLLER_DEFAULTS, validateControllerOptions, POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
+import {CONTROLLER_DEFAULTS, validateControllerOptions, POOL_KIND_NAMES, POOL_KINDS, WOULD_MARK_REASON} from '../core/index.ts'
 
 export default class Controller extends Command {
   static override summary = 'Mark pools Ready=Unknown when they show no sign of life for the grace period.'
@@ -16,7 +16,11 @@ export default class Controller extends Command {
     kubeconfig: kubeconfigFlag(),
     'leader-elect': Flags.boolean({description: 'Elect a leader among replicas; only the leader writes.', default: false}),
     'leader-election-namespace': Flags.string({description: "Namespace of the leader election's Lease.", default: CONTROLLER_DEFAULTS.leaderElectionNamespace}),
-    'leader-election-id': Flags.string({description: "Name of the leader election's Lease.", default: CONTROLLER_DEFAULTS.leaderElectionId}),
+    'leader-election-id': Flags.string({description: `Name of the leader election's Lease. Default: ${CONTROLLER_DEFAULTS.leaderElectionId}, or ${CONTROLLER_DEFAULTS.dryRunLeaderElectionId} with --dry-run.`}),
+    'dry-run': Flags.boolean({
+      description: `Judge exactly as the controller would (same engine, sight, breaker, limiter, leader election) and write no pool: each mark it would make is logged, counted (ironpool_controller_dry_run_marks_total) and recorded as a ${WOULD_MARK_REASON} Event with its verdict record. Runs beside the controller in charge with deploy/dry-run's read-only role.`,
+      default: false,
+    }),
     'leader-elect-lease-duration': durationFlag({description: 'How long a leader Lease is valid without renewal.', default: CONTROLLER_DEFAULTS.leaseDurationMs}),
     'leader-elect-renew-deadline': durationFlag({description: 'How long the leader retries renewing before it gives up leadership.', default: CONTROLLER_DEFAULTS.renewDeadlineMs}),
     'leader-elect-retry-period': durationFlag({description: 'Time between leader election attempts.', default: CONTROLLER_DEFAULTS.retryPeriodMs}),
@@ -45,6 +49,7 @@ export default class Controller extends Command {
       leaderElect: flags['leader-elect'],
       leaderElectionNamespace: flags['leader-election-namespace'],
       leaderElectionId: flags['leader-election-id'],
+      dryRun: flags['dry-run'],
       leaderElection: {
         leaseDurationMs: flags['leader-elect-lease-duration'],
         renewDeadlineMs: flags['leader-elect-renew-deadline'],
@@ -67,13 +72,16 @@ export default class Controller extends Command {
     await runUntilSignalled(this, logger, async (signal) => {
       const kinds = await servedKinds(kubeConfig, POOL_KIND_NAMES.map((n) => POOL_KINDS[n]), options.kinds)
       const le = options.leaderElection
+      const identity = `${hostname()}_${randomUUID()}`
       await runController(
         {
           kubeConfig,
           kinds,
           gracePeriodMs: options.gracePeriodMs,
           maxUnhealthy: options.maxUnhealthy,
-          leaderElection: le === undefined ? undefined : {...le, identity: `${hostname()}_${randomUUID()}`},
+          leaderElection: le === undefined ? undefined : {...le, identity},
+          identity: le === undefined ? hostname() : identity,
+          dryRun: options.dryRun,
           metricsAddress: flags['metrics-bind-address'],
           probeAddress: flags['health-probe-bind-address'],
           ...(flags['metrics-secure'] && {metricsSecure: {certDir: flags['metrics-cert-dir']}}),

@@ -8,6 +8,7 @@ import {POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
 import {poolletPolicy, poolletPolicyBinding} from './admission-policy.ts'
 import {controllerClusterRbac, controllerNamespace, csrApproverRbac, leaderElectionRbac} from './controller-rbac.ts'
 import {controllerDeployment} from './controller-deployment.ts'
+import {dryRunRbac} from './dry-run-rbac.ts'
 import {controllerLeaseReaderRbac, leaseNamespaceObject, poolletLeaseRbac} from './lease-namespaces.ts'
 import {kustomization, type Manifest} from './manifest.ts'
 import {dashboardConfigMap, metricsReaderRbac, podMonitors, prometheusRuleObject} from './monitoring.ts'
@@ -63,6 +64,8 @@ function layers(): Layer[] {
     },
     // Opt-in, not in default: only for clusters without IronCore's approver (`controller --approve-poollet-csrs`).
     {dir: 'csr-approver', files: [{name: 'rbac.yaml', source: 'controller-rbac.ts', objects: csrApproverRbac()}]},
+    // Opt-in, not in default: `controller --dry-run` beside the controller in charge (dry-run-rbac.ts).
+    {dir: 'dry-run', files: [{name: 'rbac.yaml', source: 'dry-run-rbac.ts', objects: dryRunRbac()}]},
     {dir: 'poollet/example', files: [{name: 'deployment.yaml', source: 'poollet-example.ts', objects: [poolletDeployment(POOL_KINDS.machine, EXAMPLE_POOL)]}]},
     {dir: 'policies', files: [{name: 'poollet-own-pool.yaml', source: 'admission-policy.ts', objects: [poolletPolicy(), poolletPolicyBinding()]}]},
     {dir: 'default', files: [], includes: ['../crds', '../namespaces', '../controller', '../poollet', '../policies']},

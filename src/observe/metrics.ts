@@ -137,6 +137,8 @@ export interface ControllerMetrics {
   /** Pools seen, by kind and Ready status ('' when a pool has no Ready yet is written as "None"). */
   pools: Gauge<'kind' | 'status'>
   poolsMarkedUnknown: Counter<'kind'>
+  /** --dry-run: the Ready=Unknown writes it would have made (it makes none). */
+  dryRunMarks: Counter<'kind'>
   unknownWriteDelay: Histogram
   leaseEvents: Counter
   /** 1 while the kind's breaker holds marks back, else 0. */
@@ -189,6 +191,7 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
   const metrics: ControllerMetrics = {
     pools: new Gauge({name: `${PREFIX}controller_pools`, help: 'Pools in the cache, by kind and Ready status.', labelNames: ['kind', 'status'], registers}),
     poolsMarkedUnknown: new Counter({name: `${PREFIX}controller_pools_marked_unknown_total`, help: 'Ready=Unknown writes by this controller.', labelNames: ['kind'], registers}),
+    dryRunMarks: new Counter({name: `${PREFIX}controller_dry_run_marks_total`, help: 'Ready=Unknown writes a controller run with --dry-run would have made (it wrote none), by kind.', labelNames: ['kind'], registers}),
     unknownWriteDelay: new Histogram({name: `${PREFIX}controller_unknown_write_delay_seconds`, help: 'Delay from a pool grace deadline to its Ready=Unknown write landing.', buckets: UNKNOWN_DELAY_BUCKETS, registers}),
     leaseEvents: new Counter({name: `${PREFIX}controller_lease_events_total`, help: 'Lease watch events seen.', registers}),
     breakerOpen: new Gauge({name: `${PREFIX}controller_breaker_open`, help: 'Whether the --max-unhealthy breaker holds Unknown writes back (1) or not (0), by kind.', labelNames: ['kind'], registers}),
@@ -230,6 +233,7 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
   metrics.leader.set(0)
   for (const kind of kinds) {
     metrics.poolsMarkedUnknown.inc({kind}, 0)
+    metrics.dryRunMarks.inc({kind}, 0)
     metrics.breakerOpen.set({kind}, 0)
     metrics.poolsOverdue.set({kind}, 0)
     metrics.oldestOverdueSeconds.set({kind}, 0)

@@ -13,6 +13,8 @@ export const CONTROLLER_DEFAULTS = {
   gracePeriodMs: DEFAULT_GRACE_PERIOD_MS,
   leaderElectionNamespace: 'ironpool-system',
   leaderElectionId: 'ironpool-controller',
+  /** A dry run elects its own leader among its replicas: it must never take the lease of the controller in charge. */
+  dryRunLeaderElectionId: 'ironpool-controller-dry-run',
   ...LEADER_ELECTION_DEFAULTS,
 } as const
 
@@ -23,8 +25,10 @@ export interface ControllerInput {
   maxUnhealthy?: string
   leaderElect: boolean
   leaderElectionNamespace: string
-  leaderElectionId: string
+  /** Default: CONTROLLER_DEFAULTS.leaderElectionId, or its dryRunLeaderElectionId with dryRun. */
+  leaderElectionId?: string
   leaderElection: LeaderElectionTimings
+  dryRun?: boolean
 }
 
 export interface ControllerOptions {
@@ -33,6 +37,7 @@ export interface ControllerOptions {
   kinds?: PoolKind[]
   maxUnhealthy?: MaxUnhealthy
   leaderElection?: {namespace: string; id: string; timings: LeaderElectionTimings}
+  dryRun: boolean
 }
 
 export type ControllerValidation = {ok: true; options: ControllerOptions} | {ok: false; errors: string[]}
@@ -59,8 +64,14 @@ export function validateControllerOptions(input: ControllerInput): ControllerVal
     }
   }
 
+  const dryRun = input.dryRun ?? false
+  const leaderElectionId = input.leaderElectionId ?? (dryRun ? CONTROLLER_DEFAULTS.dryRunLeaderElectionId : CONTROLLER_DEFAULTS.leaderElectionId)
   if (input.leaderElect) {
-    errors.push(...validateLeaderElection({...input.leaderElection, namespace: input.leaderElectionNamespace, name: input.leaderElectionId}))
+    errors.push(...validateLeaderElection({...input.leaderElection, namespace: input.leaderElectionNamespace, name: leaderElectionId}))
+    // A dry run that took the lease of the controller in charge would take its pen away.
+    if (dryRun && leaderElectionId === CONTROLLER_DEFAULTS.leaderElectionId) {
+      errors.push(`--leader-election-id must differ from the controller's (${CONTROLLER_DEFAULTS.leaderElectionId}) with --dry-run: a dry run elects its own leader (default ${CONTROLLER_DEFAULTS.dryRunLeaderElectionId})`)
+    }
   }
   if (errors.length > 0) return {ok: false, errors}
   return {
@@ -70,8 +81,9 @@ export function validateControllerOptions(input: ControllerInput): ControllerVal
       kinds,
       maxUnhealthy,
       leaderElection: input.leaderElect
-        ? {namespace: input.leaderElectionNamespace, id: input.leaderElectionId, timings: input.leaderElection}
+        ? {namespace: input.leaderElectionNamespace, id: leaderElectionId, timings: input.leaderElection}
         : undefined,
+      dryRun,
     },
   }
 }

@@ -17,6 +17,11 @@ const REFILL_MS = 5 * 60_000
 const AGGREGATION_MS = 10 * 60_000
 /** Events of cluster-scoped objects live here, as kubectl and the kubelet put those of Nodes. */
 export const CLUSTER_EVENT_NAMESPACE = 'default'
+/**
+ * An annotation value longer than this is left off its Event (and logged): a verdict record is under a
+ * kilobyte, and the API refuses an object whose annotations pass 256 KiB.
+ */
+export const MAX_ANNOTATION_BYTES = 16 * 1024
 /** An Event that takes longer than this is given up (and logged): it must not hold up the next ones. */
 export const EVENT_REQUEST_TIMEOUT_MS = 10_000
 
@@ -116,10 +121,12 @@ export class EventRecorder implements EventSink {
       if (previous !== undefined) {
         previous.count++
         previous.at = now
+        // A repeat carries its own annotations (a verdict record of this occurrence): the newest wins.
+        const annotations = this.annotations(event)
         await apiRequest(this.o.kubeConfig, {
           method: 'PATCH',
           path: `${this.eventsPath()}/${encodeURIComponent(previous.name)}`,
-          body: {count: previous.count, lastTimestamp: time},
+          body: {count: previous.count, lastTimestamp: time, ...(annotations === undefined ? {} : {metadata: {annotations}})},
           contentType: MERGE_PATCH,
           timeoutMs: this.timeoutMs(),
         })
@@ -128,7 +135,7 @@ export class EventRecorder implements EventSink {
       const name = `${event.name}.${wall.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`
       // CoreV1Event's shape, with its times as the wire carries them (RFC 3339 strings).
       const body: Omit<CoreV1Event, 'firstTimestamp' | 'lastTimestamp'> & {firstTimestamp: string; lastTimestamp: string} = {
-        metadata: {name, namespace: this.namespace},
+        metadata: {name, namespace: this.namespace, annotations: this.annotations(event)},
         involvedObject: {apiVersion: event.apiVersion, kind: event.kind, name: event.name, uid: event.uid},
         reason: event.reason,
         message: event.message,
@@ -144,6 +151,17 @@ export class EventRecorder implements EventSink {
     } catch (error) {
       this.o.logger.warn({object: `${event.kind}/${event.name}`, reason: event.reason, error: errorMessage(error)}, 'could not record event')
     }
+  }
+
+  /** The event's annotations within {@link MAX_ANNOTATION_BYTES} each; undefined when it has none. */
+  private annotations(event: PoolEvent): Record<string, string> | undefined {
+    if (event.annotations === undefined) return undefined
+    const kept: Record<string, string> = {}
+    for (const [key, value] of Object.entries(event.annotations)) {
+      if (Buffer.byteLength(value) <= MAX_ANNOTATION_BYTES) kept[key] = value
+      else this.o.logger.warn({object: `${event.kind}/${event.name}`, reason: event.reason, annotation: key, bytes: Buffer.byteLength(value)}, 'event annotation too long; left off')
+    }
+    return kept
   }
 
   private eventsPath(): string {
