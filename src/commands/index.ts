@@ -8,9 +8,11 @@
  */
 import Completion from './completion.ts'
 import Controller from './controller.ts'
+import DryRunReport from './dry-run/report.ts'
 import LeaseInspect from './lease/inspect.ts'
 import PoolNames from './pool/names.ts'
 import PoolStatus from './pool/status.ts'
+import PoolWhyCommand from './pool/why.ts'
 import Poollet from './poollet.ts'
 import Sandbox from './sandbox.ts'
 import Version from './version.ts'
@@ -18,9 +20,11 @@ import Version from './version.ts'
 export const COMMANDS = {
   completion: Completion,
   controller: Controller,
+  'dry-run:report': DryRunReport,
   'lease:inspect': LeaseInspect,
   'pool:names': PoolNames,
   'pool:status': PoolStatus,
+  'pool:why': PoolWhyCommand,
   poollet: Poollet,
   sandbox: Sandbox,
   version: Version,

@@ -178,3 +178,18 @@ export function buildVerdict(facts: VerdictFacts): VerdictRecord {
 export function verdictAnnotation(record: VerdictRecord): string {
   return JSON.stringify(record)
 }
+
+/**
+ * A record read back from an Event's annotation: undefined when absent, not JSON, or of a newer
+ * version than this reader knows (a newer controller's record is not guessed at).
+ */
+export function parseVerdict(text: string | undefined): VerdictRecord | undefined {
+  if (text === undefined) return undefined
+  try {
+    const value = JSON.parse(text) as Partial<VerdictRecord> | null
+    if (value === null || typeof value !== 'object' || value.version !== VERDICT_VERSION || typeof value.pool !== 'string' || typeof value.state !== 'string') return undefined
+    return value as VerdictRecord
+  } catch {
+    return undefined
+  }
+}
