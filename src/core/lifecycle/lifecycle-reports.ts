@@ -55,16 +55,21 @@ export function writeRetryingEvent(kind: PoolKind, pool: Pool, error: string): P
   return {...unknownEvent(kind, pool), reason: `${kind.kind}UnknownWriteRetrying`, message: `stale, not marked yet: writing Ready=Unknown failed (${error}); retrying`}
 }
 
-export function logWouldMark(logger: Logger, kind: PoolKind, report: MarkReport): void {
-  logger.info({kind: kind.name, pool: report.name, delayMs: report.delayMs, retries: report.retries, dryRun: true}, 'dry run: pool would be marked Ready=Unknown')
+/** The record's figures a mark's log line carries, so the log and `pool why` say the same. */
+function verdictFields(record: VerdictRecord | undefined): object {
+  return record === undefined ? {} : {silenceMs: record.silenceMs, blindExcludedMs: record.blindExcludedMs, blindReasons: record.blindReasons}
+}
+
+export function logWouldMark(logger: Logger, kind: PoolKind, report: MarkReport, record?: VerdictRecord): void {
+  logger.info({kind: kind.name, pool: report.name, delayMs: report.delayMs, retries: report.retries, ...verdictFields(record), dryRun: true}, 'dry run: pool would be marked Ready=Unknown')
 }
 
 export function markReport(name: string, deadline: number, writtenAt: number, retries: number): MarkReport {
   return {name, deadline, writtenAt, delayMs: writtenAt - deadline, retries}
 }
 
-export function logMark(logger: Logger, kind: PoolKind, report: MarkReport): void {
-  logger.info({kind: kind.name, pool: report.name, delayMs: report.delayMs, retries: report.retries}, 'pool marked Ready=Unknown')
+export function logMark(logger: Logger, kind: PoolKind, report: MarkReport, record?: VerdictRecord): void {
+  logger.info({kind: kind.name, pool: report.name, delayMs: report.delayMs, retries: report.retries, ...verdictFields(record)}, 'pool marked Ready=Unknown')
 }
 
 export function logBreaker(logger: Logger, kind: PoolKind, report: BreakerReport): void {

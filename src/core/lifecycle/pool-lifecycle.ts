@@ -549,8 +549,9 @@ export class PoolLifecycle {
     }
     this.notes.of(overdue).markedAtWall = this.options.clock.wall()
     const report = markReport(name, overdue.deadline, this.evidence.monotonic(), overdue.retries)
-    logWouldMark(this.options.logger, this.options.kind, report)
-    this.options.events.record(withVerdict(wouldMarkEvent(this.options.kind, pool), this.recordOf(name, overdue)))
+    const verdict = this.recordOf(name, overdue)
+    logWouldMark(this.options.logger, this.options.kind, report, verdict)
+    this.options.events.record(withVerdict(wouldMarkEvent(this.options.kind, pool), verdict))
     this.options.observer.wouldMark?.(report)
   }
 
@@ -646,7 +647,7 @@ export class PoolLifecycle {
     // Absorbed only while still overdue: after progress or a restart, the record holds newer news.
     if (this.overdue.get(name) === overdue) this.tracker.recordOwnWrite(name, readyOf(pool))
     const report = markReport(name, overdue.deadline, this.evidence.monotonic(), overdue.retries)
-    logMark(this.options.logger, this.options.kind, report)
+    logMark(this.options.logger, this.options.kind, report, verdict)
     this.options.events.record(withVerdict(unknownEvent(this.options.kind, pool), verdict))
     this.options.observer.marked?.(report)
   }

@@ -141,7 +141,9 @@ const iso = (wall: number) => new Date(wall).toISOString()
  * now minus the silence minus the blind time since, so the three add up on the controller's clock.
  */
 export function buildVerdict(facts: VerdictFacts): VerdictRecord {
-  const silenceMs = Math.max(0, facts.evidenceNow - facts.lastChange)
+  // Whole milliseconds: a record is read by people and compared by scripts.
+  const silenceMs = Math.max(0, Math.round(facts.evidenceNow - facts.lastChange))
+  const blindMs = Math.round(facts.blind.ms)
   const {notes} = facts
   const record: VerdictRecord = {
     version: VERDICT_VERSION,
@@ -157,11 +159,11 @@ export function buildVerdict(facts: VerdictFacts): VerdictRecord {
       ...(facts.renewTime === undefined ? {} : {renewTime: facts.renewTime}),
       ...(facts.leaseResourceVersion === undefined ? {} : {leaseResourceVersion: facts.leaseResourceVersion}),
       ...(facts.readyStatus === undefined ? {} : {readyStatus: facts.readyStatus}),
-      observedAt: iso(facts.wallNow - silenceMs - facts.blind.ms),
+      observedAt: iso(facts.wallNow - silenceMs - blindMs),
     },
     gracePeriodMs: facts.gracePeriodMs,
     silenceMs,
-    blindExcludedMs: facts.blind.ms,
+    blindExcludedMs: blindMs,
     blindReasons: facts.blind.reasons,
     ...(notes.confirm === undefined ? {} : {confirm: {outcome: notes.confirm.outcome, at: iso(notes.confirm.atWall), ...(notes.confirm.detail === undefined ? {} : {detail: notes.confirm.detail})}}),
     retries: facts.retries,
