@@ -81,6 +81,8 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
       namespace: writeProbeNamespace,
       holderIdentity: wiring.leaderElection?.identity ?? CONTROLLER_COMPONENT,
       clock: systemClock,
+      // A dry run proves its writes on a Lease of its own: it writes nothing the controller in charge owns.
+      ...(wiring.dryRun ? {name: CONTROLLER_DEFAULTS.dryRunWriteProbeLease} : {}),
     }),
   })
   // What each kind's API can hold of a Ready condition, learnt once (IronCore's BucketPool: nothing).

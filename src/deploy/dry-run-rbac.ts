@@ -3,7 +3,7 @@
  * it can run beside IronCore's lifecycle controller or a live ironpool controller before ironpool is
  * given the pen. Its own ServiceAccount reads pools (never their status subresource: it writes none),
  * reads Leases in the pool-lease namespaces, records Events (its WouldMarkUnknown), and holds its own
- * leader-election Lease, `ironpool-controller-dry-run`, never the one of the controller in charge.
+ * leader-election Lease, `ironpool-controller-dry-run`, and its write probe's, never the controller's.
  */
 import {CONTROLLER_DEFAULTS, POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../core/index.ts'
 import {clusterRole, clusterRoleBinding, namespace, role, roleBinding, serviceAccount, serviceAccountSubject, type Manifest, type PolicyRule} from './manifest.ts'
@@ -35,7 +35,8 @@ function leaderElection(): Manifest[] {
   const name = `${DRY_RUN_NAME}:leader-election`
   return [
     role(name, CONTROLLER_NAMESPACE, [
-      {apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [DRY_RUN_LEADER_ELECTION_ID], verbs: ['get', 'update']},
+      // Its leader election's Lease and its sight's write probe's (write-probe.ts), both its own.
+      {apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [DRY_RUN_LEADER_ELECTION_ID, CONTROLLER_DEFAULTS.dryRunWriteProbeLease], verbs: ['get', 'update']},
       // As for the controller: RBAC cannot restrict create by name.
       {apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create']},
     ]),

@@ -15,6 +15,8 @@ export const CONTROLLER_DEFAULTS = {
   leaderElectionId: 'ironpool-controller',
   /** A dry run elects its own leader among its replicas: it must never take the lease of the controller in charge. */
   dryRunLeaderElectionId: 'ironpool-controller-dry-run',
+  /** The dry run's write probe (write-probe.ts) renews this Lease, not the controller's. */
+  dryRunWriteProbeLease: 'ironpool-dry-run-write-probe',
   ...LEADER_ELECTION_DEFAULTS,
 } as const
 

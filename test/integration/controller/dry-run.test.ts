@@ -134,6 +134,9 @@ describe('ironpool controller --dry-run beside the controller in charge (real pr
     expect(writesTo(DRY_RUN_USER), 'pool writes by the dry run').to.deep.equal([])
     expect(dryRequests.get('list machinepools'), 'the dry run is in the audit log').to.be.above(0)
     expect(dryRequests.get('create events'), 'its Events are').to.be.at.least(expected.length)
+    // Nothing else either: its own two Leases (leader election, the sight's write probe) and Events.
+    const own = /^(create|update) leases ironpool-system\/(ironpool-controller-dry-run|ironpool-dry-run-write-probe)?$|^(create|patch) events default\//
+    expect(audit.writes(DRY_RUN_USER).filter((w) => !own.test(w)), 'writes by the dry run other than its own Leases and Events').to.deep.equal([])
     const controllerWrites = writesTo(CONTROLLER_USER).reduce((sum, [, n]) => sum + n, 0)
     expect(controllerWrites, "the controller's pool writes").to.be.at.least(expected.length)
 
