@@ -23,6 +23,11 @@ export interface HealthRecord {
   readonly observedGeneration: number
   /** The controller's monotonic clock when the pool was first seen or last progressed. */
   readonly lastChange: number
+  /**
+   * The blind time cut out of the clock so far, read at lastChange: the blind time since the last
+   * change is the cut-out now less this (exact even when a spell seen late steps the clock back past it).
+   */
+  readonly cutOutAtChange: number
 }
 
 /** 'new' on first sight, 'progress' when the grace period restarts, 'same' otherwise. */
@@ -34,6 +39,7 @@ interface MutableRecord {
   readyStatus: ConditionStatus | undefined
   observedGeneration: number
   lastChange: number
+  cutOutAtChange: number
 }
 
 export function readyOf(pool: Pool): ReadySeen {
@@ -44,9 +50,12 @@ export function readyOf(pool: Pool): ReadySeen {
 export class HealthTracker {
   private readonly records = new Map<string, MutableRecord>()
   private readonly clock: Clock
+  private readonly cutOut: () => number
 
-  constructor(clock: Clock) {
+  /** cutOut: the blind time cut out of clock so far (EvidenceClock.cutOutMs); default none. */
+  constructor(clock: Clock, cutOut: () => number = () => 0) {
     this.clock = clock
+    this.cutOut = cutOut
   }
 
   get size(): number {
@@ -87,6 +96,7 @@ export class HealthTracker {
         readyStatus: ready.status,
         observedGeneration: ready.observedGeneration,
         lastChange: this.clock.monotonic(),
+        cutOutAtChange: this.cutOut(),
       })
       return 'new'
     }
@@ -96,6 +106,7 @@ export class HealthTracker {
     record.observedGeneration = ready.observedGeneration
     if (!changed || (ready.status !== 'True' && ready.status !== 'False')) return 'same'
     record.lastChange = this.clock.monotonic()
+    record.cutOutAtChange = this.cutOut()
     return 'progress'
   }
 
@@ -110,6 +121,7 @@ export class HealthTracker {
     if (renewTime === undefined || renewTime === record.renewTime) return 'same'
     record.renewTime = renewTime
     record.lastChange = this.clock.monotonic()
+    record.cutOutAtChange = this.cutOut()
     return 'progress'
   }
 
@@ -124,13 +136,19 @@ export class HealthTracker {
   /** The pool's grace period starts now (the breaker that held it closed). */
   restart(name: string): void {
     const record = this.records.get(name)
-    if (record !== undefined) record.lastChange = this.clock.monotonic()
+    if (record === undefined) return
+    record.lastChange = this.clock.monotonic()
+    record.cutOutAtChange = this.cutOut()
   }
 
   /** Every pool's grace period starts now (view whole again, leadership gained). */
   restartAll(): void {
     const now = this.clock.monotonic()
-    for (const record of this.records.values()) record.lastChange = now
+    const cutOut = this.cutOut()
+    for (const record of this.records.values()) {
+      record.lastChange = now
+      record.cutOutAtChange = cutOut
+    }
   }
 
   forget(name: string): boolean {

@@ -125,7 +125,7 @@ export class PoolLifecycle {
   constructor(options: PoolLifecycleOptions) {
     this.options = lifecycleDefaults(options)
     this.evidence = new EvidenceClock(options.clock)
-    this.tracker = new HealthTracker(this.evidence)
+    this.tracker = new HealthTracker(this.evidence, () => this.evidence.cutOutMs)
     this.deadlines = new DeadlineQueue(this.evidence, (names) => this.due(names))
     this.deadlines.suspend()
     this.breaker = new UnhealthyBreaker(options.maxUnhealthy)
@@ -740,7 +740,7 @@ export class PoolLifecycle {
     const wallNow = clock.wall()
     const evidenceNow = this.evidence.monotonic()
     const lastChange = record?.lastChange ?? evidenceNow
-    const blind = this.ledger.since(lastChange, this.evidence.cutOutMs)
+    const blind = this.ledger.after(record?.cutOutAtChange ?? this.evidence.cutOutMs, this.evidence.cutOutMs)
     // The wall time of an evidence instant: now, less the evidence time since, less the blind time since.
     const wallOf = (at: number) => wallNow - (evidenceNow - at) - this.ledger.since(at, this.evidence.cutOutMs).ms
     const blindAt = this.ledger.blindAt

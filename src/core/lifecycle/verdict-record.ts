@@ -47,6 +47,19 @@ export class BlindLedger {
     if (this.spells.length > MAX_SPELLS) this.dropped = this.spells.shift()
   }
 
+  /**
+   * Blind time cut out since the cut-out stood at `cutOutThen` (a pool's last change), and the
+   * reasons of the spells that accrued it, in order, deduplicated. Exact whatever the evidence clock
+   * did meanwhile (a spell seen late steps it back past a pool's progress: that overlap is blind time
+   * after the progress, and the silence is shorter by as much).
+   */
+  after(cutOutThen: number, cutOutNowMs: number): {ms: number; reasons: string[]} {
+    const reasons: string[] = []
+    for (const spell of this.spells) if (spell.cutOutAfter > cutOutThen && !reasons.includes(spell.reason)) reasons.push(spell.reason)
+    if (this.current !== undefined && cutOutNowMs > cutOutThen && !reasons.includes(this.current.reason)) reasons.push(this.current.reason)
+    return {ms: Math.max(0, cutOutNowMs - cutOutThen), reasons}
+  }
+
   /** The evidence instant the current spell stands still at, if blind. */
   get blindAt(): number | undefined {
     return this.current?.at

@@ -12,7 +12,7 @@ describe('HealthTracker', () => {
     const {clock, tracker, t0} = setup()
     await clock.advance(7000)
     expect(tracker.observePool('p', {status: 'True', observedGeneration: 1}, () => 'r1')).to.equal('new')
-    expect(tracker.get('p')).to.deep.equal({uid: undefined, renewTime: 'r1', readyStatus: 'True', observedGeneration: 1, lastChange: t0 + 7000})
+    expect(tracker.get('p')).to.deep.equal({uid: undefined, renewTime: 'r1', readyStatus: 'True', observedGeneration: 1, lastChange: t0 + 7000, cutOutAtChange: 0})
     await clock.advance(1000)
     expect(tracker.observeLease('p', 'r1')).to.equal('same')
     expect(tracker.get('p')?.lastChange).to.equal(t0 + 7000)

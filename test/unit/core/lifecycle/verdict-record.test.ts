@@ -71,6 +71,27 @@ describe('controller lifecycle: the verdict record', () => {
     expect(record.lastProgress.observedAt).to.equal(new Date(progress).toISOString())
   })
 
+  it('a spell seen late that began before the last progress (the clock steps back past it): the overlap is blind time, silence and blind time still add up to the wall time since the progress', async () => {
+    const fx = new LifecycleFixture()
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(10_000)
+    fx.renew('p', 'r1')
+    await fx.advance(2_000)
+    // Seen now, begun 5 s ago: 3 s before the renewal was seen.
+    fx.engine.setViewWhole(false, {sinceMs: 5_000, lost: false}, 'api-unanswered')
+    await fx.advance(4_000)
+    fx.engine.setViewWhole(true)
+    // The clock stood still from 7 s to 16 s: the renewal seen at 10 s lies inside the cut, so the
+    // engine counts its silence from 7 s on the evidence clock; 9 s since it were not counted.
+    await fx.advance(GRACE + 2_999)
+    expect(fx.marks).to.deep.equal([])
+    await fx.advance(1)
+    const record = recordOn(fx, 'MachinePoolStatusUnknown')
+    expect(record).to.deep.include({silenceMs: GRACE, blindExcludedMs: 9_000, blindReasons: ['api-unanswered']})
+    expect(record.lastProgress.observedAt).to.equal(at(10_000))
+    expect(Date.parse(record.at) - Date.parse(record.lastProgress.observedAt)).to.equal(record.silenceMs + record.blindExcludedMs)
+  })
+
   it('an overdue pool held by blindness: state held, hold blind, since the spell began; the record keeps counting silence up to the spell', async () => {
     const fx = new LifecycleFixture()
     fx.putPool('p', {ready: 'True'})
