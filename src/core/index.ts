@@ -79,7 +79,7 @@ export {OVERDUE_STATES, VERDICT_ANNOTATION, VERDICT_VERSION, WOULD_MARK_REASON, 
 export {VIEW_RESTORED_REASON, breakerEvent, kindObject, viewRestoredEvent} from './lifecycle/lifecycle-reports.ts'
 export {parseVerdict} from './lifecycle/verdict-record.ts'
 export {agreement, type AgreedMark, type Agreement, type MarkSighting} from './lifecycle/agreement.ts'
-export {explainPool, silenceClause, WHY_EXIT_CODES, type PoolWhy, type VerdictSighting, type WhyInput, type WhyVerdict} from './lifecycle/pool-why.ts'
+export {dryRunNote, explainPool, silenceClause, WHY_EXIT_CODES, type PoolWhy, type VerdictSighting, type WhyInput, type WhyVerdict} from './lifecycle/pool-why.ts'
 
 // Leader election: client-go's semantics on a Lease, through the LeaseStore port and the Clock.
 export {LeaderElector} from './leader/leader-elector.ts'

@@ -7,7 +7,7 @@ import {OperatorError} from '../../cli/operator-errors.ts'
 import {OUTPUT_FORMATS, type PoolStatusResult} from '../../cli/pool-status-printer.ts'
 import type {PoolWatchOptions} from '../../kube/watch/pool-view-watch.ts'
 import type {SignalHandler} from '../../runtime/signals.ts'
-import {POOL_KIND_NAMES, POOL_KINDS, poolView} from '../../core/index.ts'
+import {dryRunNote, POOL_KIND_NAMES, POOL_KINDS, poolView, WOULD_MARK_REASON, type VerdictSighting} from '../../core/index.ts'
 
 export default class PoolStatus extends Command {
   static override summary = 'Show whether pools are alive: Ready beside the Lease, kubectl-style.'
@@ -49,6 +49,7 @@ export default class PoolStatus extends Command {
         import('../../cli/pool-status-printer.ts'),
         import('../../kube/stores/probe-event-notes.ts'),
       ])
+      const {verdictEvents} = await import('../../kube/stores/verdict-events.ts')
       session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
       const kinds = await servedKinds(session.kc, Object.values(POOL_KINDS), flags.kind?.map((name) => POOL_KINDS[name]))
       // Asked beside the pools, not after them: the note costs no extra round trip of waiting.
@@ -58,10 +59,14 @@ export default class PoolStatus extends Command {
       const markable = await canMark
       // Where the API has no conditions, the runtime's news is only in the poollet's probe Events: the latest, as a note.
       const probeNotes = await probeEventNotes(session.kc, kinds.filter((kind) => !markable.has(kind.name)), Date.now())
+      // A dry run beside the controller in charge: what it would do, per pool (display only; left out when the Events cannot be read).
+      const wouldMarks = byPool(await verdictEvents(session.kc, kinds, undefined, () => [WOULD_MARK_REASON]).catch(() => []))
       const views = snapshot.entries.map((e) => {
         const view = poolView(e.kind, e.pool, e.lease, Date.now(), {canMark: markable.has(e.kind.name)})
         const note = probeNotes.get(`${e.kind.name}/${e.pool.metadata.name}`)
         if (note !== undefined) view.notes.push(note)
+        const dryRun = dryRunNote(e.kind, e.pool, e.lease, wouldMarks.get(`${e.kind.name}/${e.pool.metadata.name}`) ?? [])
+        if (dryRun !== undefined) view.notes.push(dryRun)
         return view
       })
       const printer = new PoolStatusPrinter({
@@ -92,6 +97,13 @@ export default class PoolStatus extends Command {
       return undefined
     }
   }
+}
+
+/** Sightings per pool, keyed "kind/name". */
+function byPool(sightings: ReadonlyArray<VerdictSighting & {kind: string; pool: string}>): Map<string, VerdictSighting[]> {
+  const map = new Map<string, VerdictSighting[]>()
+  for (const s of sightings) map.set(`${s.kind}/${s.pool}`, [...(map.get(`${s.kind}/${s.pool}`) ?? []), s])
+  return map
 }
 
 /** Runs the watch until SIGINT or SIGTERM; the caches' warnings (API away, relists) go to stderr. */

@@ -120,3 +120,15 @@ export function explainPool(input: WhyInput): PoolWhy {
     summary: `not marked, and no verdict record says why: alive, or not past the controller's grace period yet, or the controller is blind or not running (see ironpool_controller_pools_overdue and its /readyz)`,
   }
 }
+
+/**
+ * What `pool status` says of a dry run beside the controller in charge: the newest would-mark of the
+ * pool's current silence, if any ("would mark", or "agrees" when the pool is marked already).
+ */
+export function dryRunNote(kind: PoolKind, pool: Pool, lease: Lease | undefined, sightings: readonly VerdictSighting[]): string | undefined {
+  const would = newest(sightings.filter((s) => s.reason === WOULD_MARK_REASON && s.record !== undefined && current(s.record, lease, pool.metadata.uid)))
+  if (would === undefined) return undefined
+  const r = would.record!
+  const marked = findCondition(pool.status?.conditions, READY_CONDITION)?.status === 'Unknown'
+  return `dry run (${r.controller}) ${marked ? 'agrees: it would have marked it' : 'would mark it Unknown'} at ${r.stateSince}, ${silenceClause(r)}`
+}

@@ -66,9 +66,9 @@ function sightingsOf(event: WireEvent, kind: PoolKind): PoolSighting[] {
   return sightings
 }
 
-/** The verdict Events of the kinds' pools (of one pool, when named). */
-export async function verdictEvents(kc: KubeConfig, kinds: readonly PoolKind[], pool?: string): Promise<PoolSighting[]> {
-  const byReason = kinds.flatMap((kind) => verdictReasons(kind).map((reason) => ({kind, reason})))
+/** The verdict Events of the kinds' pools (of one pool, when named; of some reasons only, when given). */
+export async function verdictEvents(kc: KubeConfig, kinds: readonly PoolKind[], pool?: string, reasons: (kind: PoolKind) => string[] = verdictReasons): Promise<PoolSighting[]> {
+  const byReason = kinds.flatMap((kind) => reasons(kind).map((reason) => ({kind, reason})))
   const lists = await Promise.all(
     byReason.map(async ({kind, reason}) => {
       const selector = [`reason=${reason}`, `involvedObject.kind=${kind.kind}`, ...(pool === undefined ? [] : [`involvedObject.name=${pool}`])].join(',')

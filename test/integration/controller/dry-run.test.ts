@@ -140,6 +140,15 @@ describe('ironpool controller --dry-run beside the controller in charge (real pr
     const controllerWrites = writesTo(CONTROLLER_USER).reduce((sum, [, n]) => sum + n, 0)
     expect(controllerWrites, "the controller's pool writes").to.be.at.least(expected.length)
 
+    // pool status says what the dry run would do: here, that it agrees with each mark.
+    const status = await runCli(['pool', 'status', `--kubeconfig=${plane.adminKubeconfig}`, '-o', 'wide'])
+    expect(status.code, status.stderr).to.equal(0)
+    for (const name of expected) {
+      const row = status.stdout.split('\n').find((l) => l.startsWith(`${name} `))
+      expect(row, name).to.match(new RegExp(`dry run \\(${started.identity as string}\\) agrees: it would have marked it at \\S+, silent for`))
+    }
+    for (const {name} of pools.filter((p) => !dead.includes(p.name))) expect(status.stdout.split('\n').find((l) => l.startsWith(`${name} `)), name).to.not.include('dry run')
+
     // The agreement report, as an operator runs it.
     const report = await runCli(['dry-run', 'report', `--kubeconfig=${plane.adminKubeconfig}`, '--window=10s'])
     process.stderr.write(`${report.stdout}\n`)

@@ -1,6 +1,6 @@
 /** `pool why` from the pool, its Lease and the verdict records: each answer, and which record is current. */
 import {expect} from 'chai'
-import {explainPool, WHY_EXIT_CODES, type VerdictSighting} from '../../../../src/core/lifecycle/pool-why.ts'
+import {dryRunNote, explainPool, WHY_EXIT_CODES, type VerdictSighting} from '../../../../src/core/lifecycle/pool-why.ts'
 import type {VerdictRecord} from '../../../../src/core/lifecycle/verdict.ts'
 import {POOL_KINDS} from '../../../../src/core/pool-kinds.ts'
 import type {ConditionStatus, Lease, Pool} from '../../../../src/core/types.ts'
@@ -75,5 +75,12 @@ describe('pool why', () => {
     const why = explainPool({kind, pool: pool('True'), lease: lease('2026-01-01T00:50:00.000000Z'), sightings: [], nowWall: NOW})
     expect(why.verdict).to.equal('unknown')
     expect(WHY_EXIT_CODES[why.verdict]).to.equal(4)
+  })
+
+  it("pool status's note: what a dry run would do for the current silence, or that it agrees with the mark; nothing for an earlier silence", () => {
+    const would = [sighting('WouldMarkUnknown', record({dryRun: true, controller: 'dry_1'}))]
+    expect(dryRunNote(kind, pool('True'), lease('r1'), would)).to.equal('dry run (dry_1) would mark it Unknown at 2026-01-01T00:59:00.000Z, silent for 50s against a grace period of 50s; 12.4s blind not counted (api-unanswered)')
+    expect(dryRunNote(kind, pool('Unknown', kind.unknownReason), lease('r1'), would)).to.match(/^dry run \(dry_1\) agrees: it would have marked it at/)
+    expect(dryRunNote(kind, pool('True'), lease('r2'), would)).to.equal(undefined)
   })
 })
