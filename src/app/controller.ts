@@ -42,6 +42,8 @@ export interface ControllerWiring {
   dryRun?: boolean
   /** Who judges, as verdict records name it: the leader-election identity, else the host name. */
   identity: string
+  /** --zone-label: the labels whose value is a pool's zone (correlated silence). */
+  zoneLabels?: readonly string[]
   logger: Logger
 }
 
@@ -156,7 +158,7 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
     readyz.set('csr-cache', approval.readyz)
   }
   logger.info(
-    {kinds: wiring.kinds.map((k) => k.name), dryRun: wiring.dryRun ?? false, identity: wiring.identity, gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, requestLimits: DEFAULT_REQUEST_LIMITS, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},
+    {kinds: wiring.kinds.map((k) => k.name), zoneLabels: wiring.zoneLabels, dryRun: wiring.dryRun ?? false, identity: wiring.identity, gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, requestLimits: DEFAULT_REQUEST_LIMITS, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},
     'controller starting',
   )
   try {

@@ -8,6 +8,14 @@ import {
   BLIND_REASONS,
   systemClock,
   breakerEvent,
+  breakerHoldMs,
+  breakerWindowMs,
+  DEFAULT_ZONE_LABELS,
+  groupKeys,
+  groupPhrase,
+  kindObject,
+  SilenceGroups,
+  silenceGroupMessage,
   findCondition,
   kindEngine,
   type MaxUnhealthy,
@@ -42,6 +50,8 @@ export interface KindWiring {
   dryRun?: boolean
   /** Who judges, as verdict records name it. */
   identity?: string
+  /** --zone-label: the labels whose value is a pool's zone, first found wins (silence-groups.ts). */
+  zoneLabels?: readonly string[]
   logger: Logger
   /** The gauges of objects left out for their size; default: none (the log line and Event still say it). */
   oversizedMetrics?: OversizedMetrics
@@ -81,6 +91,31 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
   // The confirming read is bounded like the API probe: slower is blindness, not a verdict.
   const leaseReader = createLeaseStore(kubeConfig, kind.leaseNamespace, {requestTimeoutMs: timings.probeTimeoutMs})
   let leading = false
+  // Correlated silence: pools falling silent within a lease duration, grouped by zone, holder host, kind.
+  const keysOf = (name: string) => groupKeys(name, pools.get(name)?.metadata.labels, leaseOf(name)?.spec.holderIdentity, wiring.zoneLabels ?? DEFAULT_ZONE_LABELS)
+  const groups = new SilenceGroups({
+    kind: kind.name,
+    clock: systemClock,
+    windowMs: breakerWindowMs(wiring.gracePeriodMs),
+    settleMs: breakerHoldMs(wiring.gracePeriodMs),
+    keysOf,
+    census: (key) => {
+      let total = 0
+      let silent = 0
+      for (const pool of pools.list()) {
+        if (!keysOf(pool.metadata.name).some((k) => k.by === key.by && k.value === key.value)) continue
+        total++
+        if (lifecycle.verdict(pool.metadata.name) !== undefined) silent++
+      }
+      return {total, silent}
+    },
+    report: (report) => {
+      const message = silenceGroupMessage(kind.plural, report)
+      logger.warn({kind: kind.name, by: report.by, group: report.value, silent: report.silent, withinMs: report.withinMs, total: report.total, renewing: report.renewing, pools: report.examples}, message)
+      events.record({...kindObject(kind), type: 'Warning', reason: 'CorrelatedSilence', message})
+      metrics.correlatedSilences.inc({kind: kind.name, by: report.by, group: report.value})
+    },
+  })
   const {lifecycle, view, cacheState} = kindEngine({
     kind,
     clock: systemClock,
@@ -104,6 +139,7 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
     identity: wiring.identity,
     observer: {
       wouldMark: () => metrics.dryRunMarks.inc({kind: kind.name}),
+      fellSilent: (name, at) => groups.fellSilent(name, at),
       unmarkable: (report) => metrics.staleUnmarkable.inc({kind: kind.name, reason: report.reason}),
       confirmRead: (_name, outcome) => {
         metrics.confirmReads.inc({kind: kind.name, outcome})
@@ -118,7 +154,8 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
       breaker: (report) => {
         const tripped = report.transition === 'tripped'
         metrics.breakerOpen.set({kind: kind.name}, tripped ? 1 : 0)
-        events.record(breakerEvent(kind, report))
+        const group = tripped ? groups.largest() : undefined
+        events.record(breakerEvent(kind, report, group === undefined ? undefined : {phrase: groupPhrase(group.by, group.value), silent: group.silent}))
       },
     },
     viewObserver: {

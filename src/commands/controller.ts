@@ -2,7 +2,7 @@ import {Command, Flags} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
 import {hostname} from 'node:os'
 import {bindAddressFlag, durationFlag, failUsage, kubeconfigFlag, loggingFlags, withEnv} from '../cli/flags.ts'
-import {CONTROLLER_DEFAULTS, validateControllerOptions, POOL_KIND_NAMES, POOL_KINDS, WOULD_MARK_REASON} from '../core/index.ts'
+import {CONTROLLER_DEFAULTS, DEFAULT_ZONE_LABELS, validateControllerOptions, POOL_KIND_NAMES, POOL_KINDS, WOULD_MARK_REASON} from '../core/index.ts'
 
 export default class Controller extends Command {
   static override summary = 'Mark pools Ready=Unknown when they show no sign of life for the grace period.'
@@ -17,6 +17,10 @@ export default class Controller extends Command {
     'leader-elect': Flags.boolean({description: 'Elect a leader among replicas; only the leader writes.', default: false}),
     'leader-election-namespace': Flags.string({description: "Namespace of the leader election's Lease.", default: CONTROLLER_DEFAULTS.leaderElectionNamespace}),
     'leader-election-id': Flags.string({description: `Name of the leader election's Lease. Default: ${CONTROLLER_DEFAULTS.leaderElectionId}, or ${CONTROLLER_DEFAULTS.dryRunLeaderElectionId} with --dry-run.`}),
+    'zone-label': Flags.string({
+      multiple: true,
+      description: `A label whose value is a pool's zone (repeat for several; the first a pool carries wins). Pools falling silent together are reported per zone, per Lease holder host and per kind. Default: ${DEFAULT_ZONE_LABELS.join(', then ')}.`,
+    }),
     'dry-run': Flags.boolean({
       description: `Judge exactly as the controller would (same engine, sight, breaker, limiter, leader election) and write no pool: each mark it would make is logged, counted (ironpool_controller_dry_run_marks_total) and recorded as a ${WOULD_MARK_REASON} Event with its verdict record. Runs beside the controller in charge with deploy/dry-run's read-only role.`,
       default: false,
@@ -50,6 +54,7 @@ export default class Controller extends Command {
       leaderElectionNamespace: flags['leader-election-namespace'],
       leaderElectionId: flags['leader-election-id'],
       dryRun: flags['dry-run'],
+      zoneLabels: flags['zone-label'],
       leaderElection: {
         leaseDurationMs: flags['leader-elect-lease-duration'],
         renewDeadlineMs: flags['leader-elect-renew-deadline'],
@@ -82,6 +87,7 @@ export default class Controller extends Command {
           leaderElection: le === undefined ? undefined : {...le, identity},
           identity: le === undefined ? hostname() : identity,
           dryRun: options.dryRun,
+          zoneLabels: options.zoneLabels,
           metricsAddress: flags['metrics-bind-address'],
           probeAddress: flags['health-probe-bind-address'],
           ...(flags['metrics-secure'] && {metricsSecure: {certDir: flags['metrics-cert-dir']}}),

@@ -53,6 +53,8 @@ export {
   DEFAULT_GRACE_PERIOD_MS,
   DEFAULT_RETRY_BASE_MS,
   DEFAULT_RETRY_MAX_MS,
+  breakerHoldMs,
+  breakerWindowMs,
   type BreakerReport,
   type ConfirmOutcome,
   type LifecycleObserver,
@@ -78,6 +80,7 @@ export {DEFAULT_REQUEST_LIMITS, RequestLimiter, type RequestLimits} from './life
 export {OVERDUE_STATES, VERDICT_ANNOTATION, VERDICT_VERSION, WOULD_MARK_REASON, type HoldReason, type OverdueState, type VerdictRecord} from './lifecycle/verdict.ts'
 export {VIEW_RESTORED_REASON, breakerEvent, kindObject, viewRestoredEvent} from './lifecycle/lifecycle-reports.ts'
 export {parseVerdict} from './lifecycle/verdict-record.ts'
+export {DEFAULT_ZONE_LABELS, SilenceGroups, groupKeys, groupPhrase, silenceGroupMessage, type GroupKey, type SilenceGroupReport} from './lifecycle/silence-groups.ts'
 export {agreement, type AgreedMark, type Agreement, type MarkSighting} from './lifecycle/agreement.ts'
 export {dryRunNote, explainPool, silenceClause, WHY_EXIT_CODES, type PoolWhy, type VerdictSighting, type WhyInput, type WhyVerdict} from './lifecycle/pool-why.ts'
 

@@ -139,6 +139,8 @@ export interface ControllerMetrics {
   poolsMarkedUnknown: Counter<'kind'>
   /** --dry-run: the Ready=Unknown writes it would have made (it makes none). */
   dryRunMarks: Counter<'kind'>
+  /** Groups of pools (a zone, a host, the kind) that fell silent together, each spell once. */
+  correlatedSilences: Counter<'kind' | 'by' | 'group'>
   unknownWriteDelay: Histogram
   leaseEvents: Counter
   /** 1 while the kind's breaker holds marks back, else 0. */
@@ -191,6 +193,7 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
   const metrics: ControllerMetrics = {
     pools: new Gauge({name: `${PREFIX}controller_pools`, help: 'Pools in the cache, by kind and Ready status.', labelNames: ['kind', 'status'], registers}),
     poolsMarkedUnknown: new Counter({name: `${PREFIX}controller_pools_marked_unknown_total`, help: 'Ready=Unknown writes by this controller.', labelNames: ['kind'], registers}),
+    correlatedSilences: new Counter({name: `${PREFIX}controller_correlated_silences_total`, help: 'Groups of pools that went silent within one window (by zone label, Lease holder host, or the kind), each spell counted once; group is the zone or host ("" for the kind).', labelNames: ['kind', 'by', 'group'], registers}),
     dryRunMarks: new Counter({name: `${PREFIX}controller_dry_run_marks_total`, help: 'Ready=Unknown writes a controller run with --dry-run would have made (it wrote none), by kind.', labelNames: ['kind'], registers}),
     unknownWriteDelay: new Histogram({name: `${PREFIX}controller_unknown_write_delay_seconds`, help: 'Delay from a pool grace deadline to its Ready=Unknown write landing.', buckets: UNKNOWN_DELAY_BUCKETS, registers}),
     leaseEvents: new Counter({name: `${PREFIX}controller_lease_events_total`, help: 'Lease watch events seen.', registers}),

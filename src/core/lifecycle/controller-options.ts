@@ -7,6 +7,7 @@ import {errorMessage} from '../errors.ts'
 import {DEFAULT_GRACE_PERIOD_MS} from './lifecycle-options.ts'
 import {LEADER_ELECTION_DEFAULTS, validateLeaderElection, type LeaderElectionTimings} from '../leader/leader-options.ts'
 import {parseMaxUnhealthy, type MaxUnhealthy} from './max-unhealthy.ts'
+import {DEFAULT_ZONE_LABELS} from './silence-groups.ts'
 import {POOL_KIND_NAMES, POOL_KINDS, isPoolKindName, type PoolKind} from '../pool-kinds.ts'
 
 export const CONTROLLER_DEFAULTS = {
@@ -31,6 +32,8 @@ export interface ControllerInput {
   leaderElectionId?: string
   leaderElection: LeaderElectionTimings
   dryRun?: boolean
+  /** --zone-label, repeated: the labels whose value is a pool's zone. Default {@link DEFAULT_ZONE_LABELS}. */
+  zoneLabels?: readonly string[]
 }
 
 export interface ControllerOptions {
@@ -40,7 +43,11 @@ export interface ControllerOptions {
   maxUnhealthy?: MaxUnhealthy
   leaderElection?: {namespace: string; id: string; timings: LeaderElectionTimings}
   dryRun: boolean
+  zoneLabels: readonly string[]
 }
+
+/** A label key as Kubernetes accepts it: an optional DNS-subdomain prefix and '/', then a name of up to 63 characters. */
+const LABEL_KEY = /^(?:(?=.{1,253}\/)[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/
 
 export type ControllerValidation = {ok: true; options: ControllerOptions} | {ok: false; errors: string[]}
 
@@ -66,6 +73,10 @@ export function validateControllerOptions(input: ControllerInput): ControllerVal
     }
   }
 
+  const zoneLabels = input.zoneLabels === undefined || input.zoneLabels.length === 0 ? DEFAULT_ZONE_LABELS : input.zoneLabels
+  for (const label of zoneLabels) {
+    if (!LABEL_KEY.test(label)) errors.push(`--zone-label ${JSON.stringify(label)} is not a label key: [prefix/]name, the name at most 63 characters of letters, digits, '-', '_' and '.', beginning and ending with a letter or digit`)
+  }
   const dryRun = input.dryRun ?? false
   const leaderElectionId = input.leaderElectionId ?? (dryRun ? CONTROLLER_DEFAULTS.dryRunLeaderElectionId : CONTROLLER_DEFAULTS.leaderElectionId)
   if (input.leaderElect) {
@@ -86,6 +97,7 @@ export function validateControllerOptions(input: ControllerInput): ControllerVal
         ? {namespace: input.leaderElectionNamespace, id: leaderElectionId, timings: input.leaderElection}
         : undefined,
       dryRun,
+      zoneLabels,
     },
   }
 }

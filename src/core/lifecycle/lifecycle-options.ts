@@ -66,6 +66,8 @@ export interface LifecycleObserver {
   confirmRead?(name: string, outcome: ConfirmOutcome): void
   /** A stale pool the engine could not mark (the API has no conditions for the kind, or did not keep the write). */
   unmarkable?(report: UnmarkableReport): void
+  /** A pool fell silent: newly past its deadline (at: the deadline, evidence clock), not Unknown already. */
+  fellSilent?(name: string, at: number): void
   /** Dry run (--dry-run): a pool the engine would have marked Unknown; nothing was written. */
   wouldMark?(report: MarkReport): void
 }

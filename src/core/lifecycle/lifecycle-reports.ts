@@ -115,7 +115,7 @@ export function logUnmarkable(logger: Logger, kind: PoolKind, report: Unmarkable
 }
 
 /** The breaker concerns a kind, not a pool: its Event goes on the kind's CRD. */
-export function breakerEvent(kind: PoolKind, report: BreakerReport): PoolEvent {
+export function breakerEvent(kind: PoolKind, report: BreakerReport, group?: {phrase: string; silent: number}): PoolEvent {
   const tripped = report.transition === 'tripped'
   const limit = formatMaxUnhealthy(report.limit)
   return {
@@ -123,7 +123,7 @@ export function breakerEvent(kind: PoolKind, report: BreakerReport): PoolEvent {
     type: tripped ? 'Warning' : 'Normal',
     reason: tripped ? 'MaxUnhealthyExceeded' : 'MaxUnhealthyRecovered',
     message: tripped
-      ? `${report.unhealthy} of ${report.total} ${kind.plural} stale at once, more than --max-unhealthy=${limit}: marking none Unknown`
+      ? `${report.unhealthy} of ${report.total} ${kind.plural} stale at once, more than --max-unhealthy=${limit}: marking none Unknown${group === undefined ? '' : ` (${group.silent} of them ${group.phrase})`}`
       : `${report.unhealthy} of ${report.total} ${kind.plural} stale, within --max-unhealthy=${limit}: marking resumed`,
   }
 }

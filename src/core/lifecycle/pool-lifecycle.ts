@@ -407,7 +407,10 @@ export class PoolLifecycle {
       const entry: Overdue = {deadline, retries: 0, busy: false}
       this.overdue.set(name, entry)
       const news = !this.alreadyUnknown(name, entry)
-      if (news) this.silent.set(name, deadline)
+      if (news) {
+        this.silent.set(name, deadline)
+        this.options.observer.fellSilent?.(name, deadline)
+      }
       // With the breaker on, a newly silent pool is judged once the window has seen who else went silent.
       if (hold && news) {
         entry.heldUntil = now + this.options.breakerHoldMs

@@ -27,4 +27,15 @@ describe('controller options: the dry run', () => {
     })
     expect(validateControllerOptions(input({dryRun: true, leaderElectionId: 'trial-2'})).ok).to.equal(true)
   })
+
+  it('--zone-label: the defaults, or the labels given; a value that is no label key is refused, naming the flag and the rule', () => {
+    const defaults = validateControllerOptions(input())
+    expect(defaults.ok && defaults.options.zoneLabels).to.deep.equal(['topology.ironcore.dev/zone', 'topology.kubernetes.io/zone'])
+    const given = validateControllerOptions(input({zoneLabels: ['example.com/rack', 'zone']}))
+    expect(given.ok && given.options.zoneLabels).to.deep.equal(['example.com/rack', 'zone'])
+    expect(validateControllerOptions(input({zoneLabels: ['bad label']}))).to.deep.equal({
+      ok: false,
+      errors: [`--zone-label "bad label" is not a label key: [prefix/]name, the name at most 63 characters of letters, digits, '-', '_' and '.', beginning and ending with a letter or digit`],
+    })
+  })
 })
