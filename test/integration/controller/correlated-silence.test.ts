@@ -1,0 +1,81 @@
+/**
+ * Correlated silence on real processes (issue 28): 3 zones of pools (zone label), stand-in poollets
+ * renewing each; zone a is cut off (its renewals stop together). The controller reports one
+ * CorrelatedSilence Event naming zone a and its counts, the metric of that group, none for b or c;
+ * with --max-unhealthy, the breaker's trip Event names the zone. No live pool is marked.
+ */
+import {expect} from 'chai'
+import type {ControlPlane} from '../../../src/controlplane/control-plane.ts'
+import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
+import {sharedControlPlane} from '../../support/control-plane.ts'
+import {controllerIdentity, keepRenewing, startController, type ControllerProcess} from '../../support/controller-env.ts'
+import {KubeObjects, readyOf} from '../../support/kube-objects.ts'
+import {waitFor} from '../../support/wait.ts'
+
+const kind = POOL_KINDS.machine
+const ZONE = 'topology.ironcore.dev/zone'
+
+describe('ironpool controller: correlated silence named (real processes, real API server)', function () {
+  this.timeout(120_000)
+  let plane: ControlPlane
+  let admin: KubeObjects
+  let controller: ControllerProcess | undefined
+  const renewers: {stop(): Promise<void>}[] = []
+  const created: string[] = []
+
+  before(async () => {
+    plane = await sharedControlPlane()
+    admin = new KubeObjects(plane.adminKubeconfig)
+    await controllerIdentity(plane)
+  })
+  afterEach(async () => {
+    await Promise.all(renewers.splice(0).map((r) => r.stop()))
+    await controller?.stop()
+    controller = undefined
+    // Gone before the next case: their silence would be the next controller's news.
+    for (const name of created.splice(0)) await admin.deletePool(kind, name)
+  })
+
+  const events = async (reason: string) =>
+    (JSON.parse(await plane.kubectl(['get', 'events', '-n', 'default', '--field-selector', `reason=${reason},involvedObject.name=${kind.plural}.${kind.group}`, '-o', 'json'])) as {items: {message: string}[]}).items.map((e) => e.message)
+
+  for (const breaker of [false, true]) {
+    it(`one zone cut off${breaker ? ', with --max-unhealthy' : ''}: one Event naming the zone and its counts, its metric, none for the zones that renew; no live pool marked`, async () => {
+      const prefix = breaker ? 'csb' : 'cs'
+      const zones = ['a', 'b', 'c'].map((z) => `${prefix}-${z}`)
+      const pools = zones.flatMap((zone) => [0, 1, 2, 3].map((i) => ({zone, name: `${zone}-${i}`})))
+      for (const {zone, name} of pools) {
+        await admin.createPool(kind, name)
+        created.push(name)
+        await admin.patchPool(kind, name, {metadata: {labels: {[ZONE]: zone}}})
+      }
+      const renewing = new Map(pools.map(({name}) => [name, keepRenewing(admin, kind, name)]))
+      renewers.push(...renewing.values())
+      controller = await startController(plane, ['--kinds=machine', ...(breaker ? ['--max-unhealthy=2'] : [])])
+      await waitFor('a whole view', async () => (await controller!.metric('ironpool_controller_view_whole{kind="machine"}')) === 1)
+      const cut = pools.filter((p) => p.zone === zones[0])
+      await Promise.all(cut.map((p) => renewing.get(p.name)!.stop()))
+
+      const line = await controller.waitForLog('went silent within', {by: 'zone', group: zones[0]}, 30_000)
+      expect(line).to.deep.include({kind: 'machine', silent: 4, total: 4, renewing: 0})
+      expect(String(line.msg)).to.match(new RegExp(`^4 machinepools in zone ${zones[0]} went silent within \\S+; 0 of 4 in zone ${zones[0]} still renew$`))
+      const messages = await waitFor('the CorrelatedSilence Event', async () => {
+        const found = (await events('CorrelatedSilence')).filter((m) => m.includes(`zone ${zones[0]} `))
+        return found.length > 0 ? found : undefined
+      })
+      expect(messages).to.deep.equal([line.msg])
+      expect(await controller.metric(`ironpool_controller_correlated_silences_total{kind="machine",by="zone",group="${zones[0]}"}`)).to.equal(1)
+      for (const zone of zones.slice(1)) expect(await controller.metric(`ironpool_controller_correlated_silences_total{kind="machine",by="zone",group="${zone}"}`), zone).to.equal(undefined)
+      if (breaker) {
+        // The breaker trips at the third of the zone's pools (more than 2): the Event names the zone they share.
+        const trip = await waitFor('the breaker Event', async () => (await events('MaxUnhealthyExceeded'))[0])
+        expect(trip).to.match(new RegExp(`^[34] of 12 machinepools stale at once, more than --max-unhealthy=2: marking none Unknown \\([34] of them in zone ${zones[0]}\\)$`))
+        for (const {name} of cut) expect(readyOf(await admin.getPool(kind, name))?.status, `${name} held by the breaker`).to.equal(undefined)
+      } else {
+        for (const {name} of cut) await waitFor(`${name} Unknown`, async () => readyOf(await admin.getPool(kind, name))?.status === 'Unknown')
+      }
+      for (const {name} of pools.filter((p) => p.zone !== zones[0])) expect(readyOf(await admin.getPool(kind, name))?.status, name).to.not.equal('Unknown')
+      expect(controller.marked().filter((n) => !cut.some((p) => p.name === n) && n.startsWith(prefix))).to.deep.equal([])
+    })
+  }
+})
