@@ -8,6 +8,8 @@ import {
   BLIND_REASONS,
   systemClock,
   breakerEvent,
+  formatMaxUnhealthy,
+  zoneBreakerEvent,
   breakerHoldMs,
   breakerWindowMs,
   DEFAULT_ZONE_LABELS,
@@ -134,12 +136,18 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
     logger: logger,
     gracePeriodMs: wiring.gracePeriodMs,
     maxUnhealthy: wiring.maxUnhealthy,
+    // The per-zone breaker judges each zone of pools by the first zone label they carry.
+    zoneOf: (name) => keysOf(name).find((k) => k.by === 'zone')?.value,
     plan,
     dryRun: wiring.dryRun,
     identity: wiring.identity,
     observer: {
       wouldMark: () => metrics.dryRunMarks.inc({kind: kind.name}),
       fellSilent: (name, at) => groups.fellSilent(name, at),
+      zoneBreaker: (change) => {
+        metrics.zoneBreakerOpen.set({kind: kind.name, zone: change.zone}, change.transition === 'tripped' ? 1 : 0)
+        if (wiring.maxUnhealthy !== undefined) events.record(zoneBreakerEvent(kind, change, formatMaxUnhealthy(wiring.maxUnhealthy)))
+      },
       unmarkable: (report) => metrics.staleUnmarkable.inc({kind: kind.name, reason: report.reason}),
       confirmRead: (_name, outcome) => {
         metrics.confirmReads.inc({kind: kind.name, outcome})

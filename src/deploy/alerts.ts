@@ -76,6 +76,14 @@ export const ALERT_GROUPS: readonly AlertGroup[] = [
         description: 'More {{ $labels.kind }} pools went silent at once than --max-unhealthy allows, so for 5 minutes the controller has marked none of them Ready=Unknown. Either a wide outage (network, API path) or many dead pools.',
       },
       {
+        alert: 'IronpoolControllerZoneHeld',
+        expr: `max by (kind, zone) (ironpool_controller_zone_breaker_open{${c}}) == 1`,
+        for: '5m',
+        severity: 'warning',
+        summary: 'The ironpool controller holds back marking {{ $labels.kind }} pools in zone {{ $labels.zone }} (--max-unhealthy, per zone).',
+        description: 'More {{ $labels.kind }} pools of zone {{ $labels.zone }} went silent at once than --max-unhealthy allows, so for 5 minutes the controller has marked none of them Ready=Unknown; other zones are judged as usual. A zone cut off (network, power) or many dead pools in it.',
+      },
+      {
         alert: 'IronpoolPoolsOverdue',
         expr: `max by (kind) (ironpool_controller_oldest_overdue_seconds{${c}}) > 60 unless on (kind) max by (kind) (ironpool_controller_breaker_open{${c}}) == 1`,
         for: '2m',

@@ -145,6 +145,8 @@ export interface ControllerMetrics {
   leaseEvents: Counter
   /** 1 while the kind's breaker holds marks back, else 0. */
   breakerOpen: Gauge<'kind'>
+  /** The per-zone breaker: whether it holds a zone (1) or not (0); a zone appears once its breaker first trips. */
+  zoneBreakerOpen: Gauge<'kind' | 'zone'>
   /** 1 while this replica leads (or runs without leader election), else 0. */
   leader: Gauge
   /** 1 while the kind's view is whole (the controller may judge), else 0. */
@@ -197,6 +199,7 @@ export function createControllerMetrics(registry: Registry, kinds: readonly Pool
     dryRunMarks: new Counter({name: `${PREFIX}controller_dry_run_marks_total`, help: 'Ready=Unknown writes a controller run with --dry-run would have made (it wrote none), by kind.', labelNames: ['kind'], registers}),
     unknownWriteDelay: new Histogram({name: `${PREFIX}controller_unknown_write_delay_seconds`, help: 'Delay from a pool grace deadline to its Ready=Unknown write landing.', buckets: UNKNOWN_DELAY_BUCKETS, registers}),
     leaseEvents: new Counter({name: `${PREFIX}controller_lease_events_total`, help: 'Lease watch events seen.', registers}),
+    zoneBreakerOpen: new Gauge({name: `${PREFIX}controller_zone_breaker_open`, help: 'Whether the per-zone --max-unhealthy breaker holds the zone\'s Unknown writes back (1) or not (0), by kind and zone.', labelNames: ['kind', 'zone'], registers}),
     breakerOpen: new Gauge({name: `${PREFIX}controller_breaker_open`, help: 'Whether the --max-unhealthy breaker holds Unknown writes back (1) or not (0), by kind.', labelNames: ['kind'], registers}),
     leader: new Gauge({name: `${PREFIX}controller_leader`, help: 'Whether this replica is the leader (1) or not (0).', registers}),
     viewWhole: new Gauge({name: `${PREFIX}controller_view_whole`, help: 'Whether the kind\'s view is whole (1: the controller may mark pools) or not (0).', labelNames: ['kind'], registers}),

@@ -164,6 +164,23 @@ export const ALERT_CASES: readonly AlertCase[] = [
     firing: [],
   },
   {
+    name: 'zone a of the machine pools held by its breaker',
+    alert: 'IronpoolControllerZoneHeld',
+    series: [
+      {series: `ironpool_controller_zone_breaker_open{${A}, kind="machine", zone="a"}`, values: '1x10'},
+      {series: `ironpool_controller_zone_breaker_open{${A}, kind="machine", zone="b"}`, values: '0x10'},
+    ],
+    evalTime: '6m',
+    firing: [firing('IronpoolControllerZoneHeld', 'warning', {kind: 'machine', zone: 'a'})],
+  },
+  {
+    name: 'a zone held for less than 5 minutes',
+    alert: 'IronpoolControllerZoneHeld',
+    series: [{series: `ironpool_controller_zone_breaker_open{${A}, kind="machine", zone="a"}`, values: '0 0 0 1 1 1 1 1'}],
+    evalTime: '6m',
+    firing: [],
+  },
+  {
     name: 'a machine pool overdue and unmarked, a minute more every minute',
     alert: 'IronpoolPoolsOverdue',
     series: [

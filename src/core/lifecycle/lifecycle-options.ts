@@ -8,6 +8,7 @@ import type {PoolKind} from '../pool-kinds.ts'
 import type {EventSink, Logger, PoolStatusStore} from '../ports.ts'
 import {FULL_WRITE_PLAN, type Lease, type Pool, type StatusWritePlan} from '../types.ts'
 import {RequestLimiter} from './request-limiter.ts'
+import type {ZoneTransition} from './zone-breakers.ts'
 
 /** IEP-15's and Kubernetes' node-monitor grace period since v1.32. */
 export const DEFAULT_GRACE_PERIOD_MS = 50_000
@@ -68,6 +69,8 @@ export interface LifecycleObserver {
   unmarkable?(report: UnmarkableReport): void
   /** A pool fell silent: newly past its deadline (at: the deadline, evidence clock), not Unknown already. */
   fellSilent?(name: string, at: number): void
+  /** A zone's breaker held the zone ('tripped') or released it ('recovered'). */
+  zoneBreaker?(change: ZoneTransition): void
   /** Dry run (--dry-run): a pool the engine would have marked Unknown; nothing was written. */
   wouldMark?(report: MarkReport): void
 }
@@ -128,6 +131,11 @@ export interface PoolLifecycleOptions {
   gracePeriodMs?: number
   /** Default: off. */
   maxUnhealthy?: MaxUnhealthy
+  /**
+   * With maxUnhealthy: the pool's zone (its zone label), for the per-zone breaker (zone-breakers.ts);
+   * undefined for a pool without one. Default: none (the fleet-wide breaker alone).
+   */
+  zoneOf?: (name: string) => string | undefined
   /** Default: no hooks. */
   observer?: LifecycleObserver
   /** Defaults {@link retryTimings} of the grace period. */
@@ -145,8 +153,8 @@ export interface PoolLifecycleOptions {
 
 export const DEFAULT_CONTROLLER_IDENTITY = 'ironpool-controller'
 
-export type ResolvedLifecycleOptions = Required<Omit<PoolLifecycleOptions, 'maxUnhealthy' | 'listLeases'>> &
-  Pick<PoolLifecycleOptions, 'maxUnhealthy' | 'listLeases'>
+export type ResolvedLifecycleOptions = Required<Omit<PoolLifecycleOptions, 'maxUnhealthy' | 'listLeases' | 'zoneOf'>> &
+  Pick<PoolLifecycleOptions, 'maxUnhealthy' | 'listLeases' | 'zoneOf'>
 
 export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecycleOptions {
   return {

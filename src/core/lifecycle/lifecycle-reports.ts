@@ -12,6 +12,7 @@ import {formatDuration} from '../durations.ts'
 import type {BlindSpell} from './view-state.ts'
 import {VERDICT_ANNOTATION, WOULD_MARK_REASON, type VerdictRecord} from './verdict.ts'
 import {verdictAnnotation} from './verdict-record.ts'
+import type {ZoneTransition} from './zone-breakers.ts'
 
 /** Ready=Unknown with the kind's reason and message, observedGeneration = the pool's generation. */
 export function unknownReady(kind: PoolKind, pool: Pool): Omit<DesiredCondition, 'type'> {
@@ -112,6 +113,25 @@ export function unmarkableEvent(kind: PoolKind, pool: Pool, reason: UnmarkableRe
 
 export function logUnmarkable(logger: Logger, kind: PoolKind, report: UnmarkableReport): void {
   logger.warn({kind: kind.name, pool: report.name, reason: report.reason}, `pool ${report.name} ${unmarkableMessage(kind, report.reason)}`)
+}
+
+export function logZoneBreaker(logger: Logger, kind: PoolKind, change: ZoneTransition): void {
+  const fields = {kind: kind.name, zone: change.zone, unhealthy: change.unhealthy, total: change.total}
+  if (change.transition === 'tripped') logger.warn(fields, `too many pools stale at once in zone ${change.zone}; marking none there until fewer are`)
+  else logger.info(fields, `stale pools in zone ${change.zone} back within --max-unhealthy; marking resumes there`)
+}
+
+/** A zone held or released by its breaker: on the kind's CRD, naming the zone. */
+export function zoneBreakerEvent(kind: PoolKind, change: ZoneTransition, limit: string): PoolEvent {
+  const tripped = change.transition === 'tripped'
+  return {
+    ...kindObject(kind),
+    type: tripped ? 'Warning' : 'Normal',
+    reason: tripped ? 'ZoneMaxUnhealthyExceeded' : 'ZoneMaxUnhealthyRecovered',
+    message: tripped
+      ? `${change.unhealthy} of ${change.total} ${kind.plural} in zone ${change.zone} stale at once, more than --max-unhealthy=${limit}: marking none there; other zones are judged`
+      : `${change.unhealthy} of ${change.total} ${kind.plural} in zone ${change.zone} stale, within --max-unhealthy=${limit}: marking resumed there`,
+  }
 }
 
 /** The breaker concerns a kind, not a pool: its Event goes on the kind's CRD. */

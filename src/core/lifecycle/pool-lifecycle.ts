@@ -37,7 +37,7 @@ import {errorMessage, isAnswer} from '../errors.ts'
 import {EvidenceClock} from './evidence-clock.ts'
 import {HealthTracker, readyOf, type HealthRecord} from './health-tracker.ts'
 import {lifecycleDefaults, retryDelay, type PoolLifecycleOptions, type ResolvedLifecycleOptions} from './lifecycle-options.ts'
-import {logBreaker, logMark, logUnmarkable, logWouldMark, markReport, unknownEvent, unknownReady, unmarkableEvent, withVerdict, wouldMarkEvent, writeRetryingEvent} from './lifecycle-reports.ts'
+import {logBreaker, logZoneBreaker, logMark, logUnmarkable, logWouldMark, markReport, unknownEvent, unknownReady, unmarkableEvent, withVerdict, wouldMarkEvent, writeRetryingEvent} from './lifecycle-reports.ts'
 import {UnhealthyBreaker} from './max-unhealthy.ts'
 import {writeReady, type ReadyWriteResult} from '../ready-writer.ts'
 import type {ViewChange} from './view-state.ts'
@@ -45,6 +45,7 @@ import type {BlindReason} from './sight.ts'
 import type {Lease, Pool} from '../types.ts'
 import type {HoldReason, OverdueState, VerdictRecord} from './verdict.ts'
 import {BlindLedger, buildVerdict, VerdictNotebook} from './verdict-record.ts'
+import {ZoneBreakers} from './zone-breakers.ts'
 
 /** A pool past its deadline with no progress since. */
 interface Overdue {
@@ -87,6 +88,8 @@ export class PoolLifecycle {
   private readonly breaker: UnhealthyBreaker
   /** The confirming reads: each pool's own GET, or one LIST for many when many wait. */
   private readonly confirmations: ConfirmBatcher
+  /** With --max-unhealthy and zoned pools: each zone's own breaker, beside the fleet-wide one. */
+  private readonly zones: ZoneBreakers
   /** The breaker counts these; those whose Ready is not Unknown are the ones to mark. */
   private readonly overdue = new Map<string, Overdue>()
   /**
@@ -138,6 +141,7 @@ export class PoolLifecycle {
       timeoutMs: confirmTimeoutMs,
       timeoutError: (what) => new Error(`get lease ${kind.leaseNamespace}/${what}: no answer within ${confirmTimeoutMs} ms`),
     })
+    this.zones = new ZoneBreakers(options.maxUnhealthy, options.zoneOf ?? (() => undefined))
   }
 
   poolUpserted(pool: Pool): void {
@@ -430,6 +434,7 @@ export class PoolLifecycle {
       if (at >= horizon) break
       this.silent.delete(name)
     }
+    this.judgeZones()
     const transition = this.breaker.update(this.silent.size, this.newlyStale(), this.tracker.size)
     const limit = this.breaker.limit
     if (transition === undefined || limit === undefined) return
@@ -449,8 +454,9 @@ export class PoolLifecycle {
    * really died while the breaker held it is marked one grace period after the breaker closed.
    * Pools already marked stay as they are. O(overdue).
    */
-  private restartHeld(): void {
+  private restartHeld(zone?: string): void {
     for (const [name, overdue] of this.overdue) {
+      if (zone !== undefined && this.zones.zoneOfPool(name) !== zone) continue
       // A write in flight goes on (its mark, if it lands, is reported); a confirm in flight finds the pool no longer overdue.
       if ((overdue.busy && overdue.sent) || this.alreadyUnknown(name, overdue)) continue
       this.overdue.delete(name)
@@ -458,6 +464,25 @@ export class PoolLifecycle {
       this.tracker.restart(name)
       this.arm(name)
     }
+  }
+
+  /**
+   * The per-zone breakers (zone-breakers.ts), counted like the fleet's: a zone held or released is
+   * said once; a zone's recovery restarts the pools it held, as the fleet's does. O(pools).
+   */
+  private judgeZones(): void {
+    if (this.options.zoneOf === undefined) return
+    const stale = [...this.overdue].filter(([name, overdue]) => !this.alreadyUnknown(name, overdue)).map(([name]) => name)
+    for (const change of this.zones.update(this.silent.keys(), stale, this.tracker.names())) {
+      logZoneBreaker(this.options.logger, this.options.kind, change)
+      this.options.observer.zoneBreaker?.(change)
+      if (change.transition === 'recovered') this.restartHeld(change.zone)
+    }
+  }
+
+  /** Held by a breaker: the fleet's, or the pool's zone's. */
+  private heldByBreaker(name: string): boolean {
+    return this.breaker.tripped || this.zones.holds(name)
   }
 
   /**
@@ -476,7 +501,7 @@ export class PoolLifecycle {
       const overdue = this.overdue.get(name)
       // A pending deadline on an overdue pool is a retry's backoff or a breaker hold: wait for it.
       if (overdue === undefined || overdue.busy || overdue.unmarkable || this.deadlines.has(name)) continue
-      if (this.alreadyUnknown(name, overdue)) continue
+      if (this.alreadyUnknown(name, overdue) || this.zones.holds(name)) continue
       // A new attempt: what it writes is a mark of its own (the pool's Ready moved off Unknown since any earlier one).
       overdue.sent = false
       overdue.reported = false
@@ -520,11 +545,11 @@ export class PoolLifecycle {
     }
     this.options.observer.confirmRead?.(name, 'silent')
     this.notes.of(overdue).confirm = {outcome: 'silent', atWall: this.options.clock.wall()}
-    if (this.breaker.tripped || !this.judgeable()) {
+    if (this.heldByBreaker(name) || !this.judgeable()) {
       // Blind (or the breaker opened) while the read was out: no verdict now. Looked at again when
       // whole (the queue fires nothing before), or when the breaker recovers.
       overdue.busy = false
-      if (!this.breaker.tripped) this.deadlines.set(name, this.evidence.monotonic() + (this.whole ? this.options.retryBaseMs : 0))
+      if (!this.heldByBreaker(name)) this.deadlines.set(name, this.evidence.monotonic() + (this.whole ? this.options.retryBaseMs : 0))
       return
     }
     this.notes.of(overdue).writing = true
@@ -546,7 +571,7 @@ export class PoolLifecycle {
     }
     overdue.busy = false
     const pool = this.options.getPool(name)
-    if (pool === undefined || this.overdue.get(name) !== overdue || this.breaker.tripped || !this.judgeable() || this.alreadyUnknown(name, overdue)) {
+    if (pool === undefined || this.overdue.get(name) !== overdue || this.heldByBreaker(name) || !this.judgeable() || this.alreadyUnknown(name, overdue)) {
       this.rearmOverdue(name, overdue)
       return
     }
@@ -660,7 +685,7 @@ export class PoolLifecycle {
    * pool is an observation like any other: if it shows progress, the pool is no longer overdue.
    */
   private decide(name: string, pool: Pool): Omit<DesiredCondition, 'type'> | undefined {
-    if (this.breaker.tripped || !this.tracker.has(name) || !this.judgeable()) return undefined
+    if (this.heldByBreaker(name) || !this.tracker.has(name) || !this.judgeable()) return undefined
     this.poolUpserted(pool)
     const record = this.tracker.get(name)
     if (record === undefined || !this.overdue.has(name)) return undefined
@@ -686,7 +711,7 @@ export class PoolLifecycle {
   /** A look for an overdue pool whose attempt ended without a verdict: soon when whole, at once when whole again if blind. */
   private rearmOverdue(name: string, overdue: Overdue): void {
     if (!this.active || this.overdue.get(name) !== overdue || this.deadlines.has(name)) return
-    if (this.breaker.tripped) return // the breaker's recovery restarts what it held
+    if (this.heldByBreaker(name)) return // the breaker's recovery restarts what it held
     this.deadlines.set(name, this.evidence.monotonic() + (this.whole ? this.options.retryBaseMs : 0))
   }
 
@@ -728,7 +753,7 @@ export class PoolLifecycle {
     if (overdue.busy) return {state: overdue.unsettled ? 'settling' : this.notes.of(overdue).writing ? 'writing' : 'confirming'}
     if (!this.active) return {state: 'held', hold: 'not-leader'}
     if (!this.whole) return {state: 'held', hold: 'blind'}
-    if (this.breaker.tripped) return {state: 'held', hold: 'breaker'}
+    if (this.heldByBreaker(name)) return {state: 'held', hold: 'breaker'}
     if (overdue.heldUntil !== undefined) return {state: 'held', hold: 'breaker-window'}
     if (overdue.retries > 0 && this.deadlines.has(name)) return {state: 'retrying'}
     return {state: 'due'}
