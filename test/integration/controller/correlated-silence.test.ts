@@ -78,4 +78,34 @@ describe('ironpool controller: correlated silence named (real processes, real AP
       expect(controller.marked().filter((n) => !cut.some((p) => p.name === n) && n.startsWith(prefix))).to.deep.equal([])
     })
   }
+
+  it('the per-zone breaker (--max-unhealthy=50%): zone a cut off is held, a dead pool in zone b is marked, the fleet-wide breaker stays closed; no live pool marked', async () => {
+    const zones = ['cz-a', 'cz-b', 'cz-c']
+    const pools = zones.flatMap((zone) => [0, 1, 2, 3].map((i) => ({zone, name: `${zone}-${i}`})))
+    for (const {zone, name} of pools) {
+      await admin.createPool(kind, name)
+      created.push(name)
+      await admin.patchPool(kind, name, {metadata: {labels: {[ZONE]: zone}}})
+    }
+    const renewing = new Map(pools.map(({name}) => [name, keepRenewing(admin, kind, name)]))
+    renewers.push(...renewing.values())
+    controller = await startController(plane, ['--kinds=machine', '--max-unhealthy=50%'])
+    await waitFor('a whole view', async () => (await controller!.metric('ironpool_controller_view_whole{kind="machine"}')) === 1)
+    const dead = [...pools.filter((p) => p.zone === 'cz-a').map((p) => p.name), 'cz-b-0']
+    await Promise.all(dead.map((name) => renewing.get(name)!.stop()))
+
+    await waitFor('cz-b-0 Unknown', async () => readyOf(await admin.getPool(kind, 'cz-b-0'))?.status === 'Unknown', {timeoutMs: 30_000})
+    const held = await controller.waitForLog('too many pools stale at once in zone cz-a', {zone: 'cz-a'})
+    expect(held).to.deep.include({unhealthy: 4, total: 4})
+    expect(await controller.metric('ironpool_controller_zone_breaker_open{kind="machine",zone="cz-a"}')).to.equal(1)
+    expect(await controller.metric('ironpool_controller_breaker_open{kind="machine"}'), 'the fleet-wide breaker').to.equal(0)
+    const trip = await waitFor('the zone breaker Event', async () => (await events('ZoneMaxUnhealthyExceeded')).find((m) => m.includes('zone cz-a')))
+    expect(trip).to.equal('4 of 4 machinepools in zone cz-a stale at once, more than --max-unhealthy=50%: marking none there; other zones are judged')
+    // Two more grace periods, witnessed by the controller's own probe count: zone a stays held.
+    const probes = (await controller.metric('ironpool_controller_api_probe_duration_seconds_count')) ?? 0
+    await waitFor('two grace periods (20 API probes)', async () => ((await controller!.metric('ironpool_controller_api_probe_duration_seconds_count')) ?? 0) >= probes + 20, {timeoutMs: 30_000})
+    for (const {name} of pools.filter((p) => p.zone === 'cz-a')) expect(readyOf(await admin.getPool(kind, name))?.status, `${name} held`).to.equal(undefined)
+    for (const {name} of pools.filter((p) => !dead.includes(p.name))) expect(readyOf(await admin.getPool(kind, name))?.status, name).to.equal(undefined)
+    expect(controller.marked().filter((n) => n.startsWith('cz-'))).to.deep.equal(['cz-b-0'])
+  })
 })
