@@ -158,6 +158,23 @@ export const DASHBOARD_ROWS: readonly RowSpec[] = [
       },
     ],
   },
+  {
+    title: 'CSR approver (--approve-poollet-csrs)',
+    panels: [
+      {
+        title: 'CSR cache whole',
+        description: "Whether each replica's cache of client-certificate CSRs is whole (1) or not (0); while the leader's is not, it approves nothing (IronpoolCsrApproverBlind after 10 minutes). Empty where no replica approves.",
+        unit: 'bool',
+        targets: [{expr: `max by (pod) (ironpool_controller_csr_cache_whole{${c}})`, legend: '{{pod}}'}],
+      },
+      {
+        title: 'CSR decisions',
+        description: "Poollets' CSRs approved, and refused by rule (encoding, key, pool-exists, subject-access-review, ...), in the last hour.",
+        unit: 'short',
+        targets: [{expr: `sum by (outcome) (increase(ironpool_controller_csr_decisions_total{${c}}[1h]))`, legend: '{{outcome}}'}],
+      },
+    ],
+  },
 ]
 
 const PANEL_WIDTH = 8
