@@ -83,7 +83,8 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
   })
   const gapToleranceMs = watchGapToleranceMs(wiring.gracePeriodMs)
   // Projections: each pool and Lease kept as the verdict and the Unknown write need it, no more (issue 27).
-  const pools = createPoolCache(kubeConfig, kind, {logger, observer, gapToleranceMs, project: true})
+  // Projected (issue 27), keeping the zone labels that group silence and hold zones.
+  const pools = createPoolCache(kubeConfig, kind, {logger, observer, gapToleranceMs, project: true, keepLabels: wiring.zoneLabels ?? DEFAULT_ZONE_LABELS})
   const leases = createLeaseCache(kubeConfig, kind, {logger, observer, gapToleranceMs, project: true})
   const leaseOf = (name: string) => {
     const raw = leases.get(leaseKey(kind, name))

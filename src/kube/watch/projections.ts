@@ -31,10 +31,17 @@ const POOL_METADATA = ['name', 'uid', 'resourceVersion', 'generation'] as const
 const LEASE_METADATA = ['name', 'namespace', 'resourceVersion'] as const
 const LEASE_SPEC = ['holderIdentity', 'leaseDurationSeconds', 'acquireTime', 'renewTime', 'leaseTransitions'] as const
 
-/** A pool as the controller's cache keeps it: kind, name, uid, resourceVersion, generation, status.conditions. */
-export function projectPool(object: unknown): Pool & KubeObject {
+/**
+ * A pool as the controller's cache keeps it: kind, name, uid, resourceVersion, generation,
+ * status.conditions, and of its labels only those named in keepLabels (the zone labels that group
+ * correlated silence and the per-zone breaker: a short string or two per pool).
+ */
+export function projectPool(object: unknown, keepLabels: readonly string[] = []): Pool & KubeObject {
   const raw = (object ?? {}) as Loose & {metadata?: Loose; status?: Loose}
-  const projected: Record<string, unknown> = {apiVersion: raw.apiVersion, kind: raw.kind, metadata: pick(raw.metadata, POOL_METADATA)}
+  const metadata = pick(raw.metadata, POOL_METADATA)
+  const labels = pick(raw.metadata?.labels as Loose, keepLabels)
+  if (Object.keys(labels).length > 0) metadata.labels = labels
+  const projected: Record<string, unknown> = {apiVersion: raw.apiVersion, kind: raw.kind, metadata}
   const status = raw.status
   if (status !== undefined && status !== null && typeof status === 'object' && 'conditions' in status) projected.status = {conditions: status.conditions}
   return projected as unknown as Pool & KubeObject

@@ -28,6 +28,8 @@ export interface CacheDeps {
    * objects whole but for managedFields, as `pool status --watch` shows them.
    */
   project?: boolean
+  /** With project: the pool labels a projected pool keeps (the controller's zone labels). Default none. */
+  keepLabels?: readonly string[]
 }
 
 /** client-node's own stream timeout sits above the cache's watchdog, so that the watchdog decides. */
@@ -54,7 +56,7 @@ function cacheOf<T extends KubeObject>(kc: KubeConfig, ref: ResourceRef, resourc
 }
 
 export function createPoolCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<Pool & KubeObject> {
-  return cacheOf<Pool & KubeObject>(kc, {group: kind.group, version: kind.version, plural: kind.plural}, kind.plural, deps, validatePool, projectPool)
+  return cacheOf<Pool & KubeObject>(kc, {group: kind.group, version: kind.version, plural: kind.plural}, kind.plural, deps, validatePool, (object) => projectPool(object, deps.keepLabels))
 }
 
 export function createLeaseCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<RawLease> {

@@ -27,6 +27,12 @@ describe('what the controller caches keep of each object (projections.ts)', () =
     expect(projectPool({metadata: {name: 'bare'}})).to.deep.equal({apiVersion: undefined, kind: undefined, metadata: {name: 'bare'}})
   })
 
+  it('a pool keeps of its labels only those asked for (the zone labels), and none when it has none of them', () => {
+    const zoned = {...structuredClone(pool), metadata: {...structuredClone(pool.metadata), labels: {a: 'b', 'topology.ironcore.dev/zone': 'z1'}}}
+    expect(projectPool(zoned, ['topology.ironcore.dev/zone', 'topology.kubernetes.io/zone']).metadata).to.deep.equal({name: 'p1', uid: 'u1', resourceVersion: '42', generation: 3, labels: {'topology.ironcore.dev/zone': 'z1'}})
+    expect(projectPool(structuredClone(pool), ['topology.ironcore.dev/zone']).metadata).to.not.have.property('labels')
+  })
+
   it('copies values as served: a field of the wrong type still fails validation, and a valid pool validates the same', () => {
     expect(validatePool(projectPool({metadata: {name: 'p', generation: 'three'}})).ok).to.equal(false)
     expect(validatePool(projectPool({metadata: {name: 'p'}, status: {conditions: 'none'}})).ok).to.equal(false)
