@@ -57,8 +57,10 @@ describe('ironpool controller: correlated silence named (real processes, real AP
       await Promise.all(cut.map((p) => renewing.get(p.name)!.stop()))
 
       const line = await controller.waitForLog('went silent within', {by: 'zone', group: zones[0]}, 30_000)
-      expect(line).to.deep.include({kind: 'machine', silent: 4, total: 4, renewing: 0})
-      expect(String(line.msg)).to.match(new RegExp(`^4 machinepools in zone ${zones[0]} went silent within \\S+; 0 of 4 in zone ${zones[0]} still renew$`))
+      // Reported a breaker hold (grace/5) after the third fell silent: the fourth is counted when it fell within it (the stand-ins stop within a renewal of each other).
+      expect(line).to.deep.include({kind: 'machine', total: 4})
+      expect(line.silent).to.be.oneOf([3, 4])
+      expect(String(line.msg)).to.match(new RegExp(`^${String(line.silent)} machinepools in zone ${zones[0]} went silent within \\S+; ${4 - Number(line.silent)} of 4 in zone ${zones[0]} still renew$`))
       const messages = await waitFor('the CorrelatedSilence Event', async () => {
         const found = (await events('CorrelatedSilence')).filter((m) => m.includes(`zone ${zones[0]} `))
         return found.length > 0 ? found : undefined
@@ -96,11 +98,13 @@ describe('ironpool controller: correlated silence named (real processes, real AP
 
     await waitFor('cz-b-0 Unknown', async () => readyOf(await admin.getPool(kind, 'cz-b-0'))?.status === 'Unknown', {timeoutMs: 30_000})
     const held = await controller.waitForLog('too many pools stale at once in zone cz-a', {zone: 'cz-a'})
-    expect(held).to.deep.include({unhealthy: 4, total: 4})
+    // It trips at the third of the zone's four (more than 50 %) or, when they fall due together, at all four.
+    expect(held).to.deep.include({total: 4})
+    expect(held.unhealthy).to.be.oneOf([3, 4])
     expect(await controller.metric('ironpool_controller_zone_breaker_open{kind="machine",zone="cz-a"}')).to.equal(1)
     expect(await controller.metric('ironpool_controller_breaker_open{kind="machine"}'), 'the fleet-wide breaker').to.equal(0)
     const trip = await waitFor('the zone breaker Event', async () => (await events('ZoneMaxUnhealthyExceeded')).find((m) => m.includes('zone cz-a')))
-    expect(trip).to.equal('4 of 4 machinepools in zone cz-a stale at once, more than --max-unhealthy=50%: marking none there; other zones are judged')
+    expect(trip).to.equal(`${String(held.unhealthy)} of 4 machinepools in zone cz-a stale at once, more than --max-unhealthy=50%: marking none there; other zones are judged`)
     // Two more grace periods, witnessed by the controller's own probe count: zone a stays held.
     const probes = (await controller.metric('ironpool_controller_api_probe_duration_seconds_count')) ?? 0
     await waitFor('two grace periods (20 API probes)', async () => ((await controller!.metric('ironpool_controller_api_probe_duration_seconds_count')) ?? 0) >= probes + 20, {timeoutMs: 30_000})
