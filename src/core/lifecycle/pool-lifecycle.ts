@@ -141,7 +141,8 @@ export class PoolLifecycle {
       timeoutMs: confirmTimeoutMs,
       timeoutError: (what) => new Error(`get lease ${kind.leaseNamespace}/${what}: no answer within ${confirmTimeoutMs} ms`),
     })
-    this.zones = new ZoneBreakers(options.maxUnhealthy, options.zoneOf ?? (() => undefined))
+    // The zones' sizes are recounted at most once per breaker hold (or when the pool count changes).
+    this.zones = new ZoneBreakers(options.maxUnhealthy, options.zoneOf ?? (() => undefined), this.options.breakerHoldMs)
   }
 
   poolUpserted(pool: Pool): void {
@@ -473,7 +474,8 @@ export class PoolLifecycle {
   private judgeZones(): void {
     if (this.options.zoneOf === undefined) return
     const stale = [...this.overdue].filter(([name, overdue]) => !this.alreadyUnknown(name, overdue)).map(([name]) => name)
-    for (const change of this.zones.update(this.silent.keys(), stale, this.tracker.names())) {
+    const all = {names: () => this.tracker.names(), size: this.tracker.size}
+    for (const change of this.zones.update(this.silent.keys(), stale, all, this.evidence.monotonic())) {
       logZoneBreaker(this.options.logger, this.options.kind, change)
       this.options.observer.zoneBreaker?.(change)
       if (change.transition === 'recovered') this.restartHeld(change.zone)

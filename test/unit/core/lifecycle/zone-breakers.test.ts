@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/max-unhealthy.ts'
-import type {ZoneTransition} from '../../../../src/core/lifecycle/zone-breakers.ts'
+import {ZoneBreakers, type ZoneTransition} from '../../../../src/core/lifecycle/zone-breakers.ts'
 import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
 
 const ZONES = ['a', 'b', 'c']
@@ -67,5 +67,19 @@ describe('controller lifecycle: the per-zone breaker', () => {
       for (const name of names) if (!name.startsWith('a-')) fx.renew(name, `r${t}`)
     }
     expect(fx.marks.map((m) => m.name).sort()).to.deep.equal(['a-0', 'a-1', 'a-2', 'a-3'])
+  })
+
+  it("counts the zones' sizes at most once per refresh (or when the pool count changes), not at every update", () => {
+    let walks = 0
+    const pools = Array.from({length: 1_000}, (_, i) => `z${i % 10}-${i}`)
+    const all = {names: () => (walks++, pools), size: pools.length}
+    const zones = new ZoneBreakers(parseMaxUnhealthy('50%'), (name) => name.split('-')[0], 10_000)
+    const silent = pools.filter((n) => n.startsWith('z3-'))
+    for (let t = 0; t < 100; t++) zones.update(silent.slice(0, 60), [], all, t * 10)
+    expect(walks).to.equal(1)
+    expect(zones.held()).to.deep.equal(['z3'])
+    zones.update(silent, [], {...all, size: 999}, 1_000)
+    zones.update(silent, [], all, 20_000)
+    expect(walks).to.equal(3)
   })
 })
