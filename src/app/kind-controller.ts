@@ -33,8 +33,8 @@ import {
 } from '../core/index.ts'
 import type {EventRecorder} from '../kube/stores/event-recorder.ts'
 import {createLeaseStore, toLease} from '../kube/stores/lease-store.ts'
-import {createLeaseList} from '../kube/stores/lease-list.ts'
 import {createPoolStatusStore} from '../kube/stores/pool-status-store.ts'
+import {createLeaseSnapshot} from '../kube/watch/lease-snapshot.ts'
 import {RELISTED} from '../kube/watch/list-watch-cache.ts'
 import {createLeaseCache, createPoolCache, leaseKey} from '../kube/watch/resource-caches.ts'
 import {NO_READY_STATUS, type ControllerMetrics} from '../observe/metrics.ts'
@@ -131,7 +131,8 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
     getLease: leaseOf,
     confirmLease: (name) => leaseReader.get(name),
     // Many due at once (a mass death): one consistent list confirms them all, so only the writes queue.
-    listLeases: createLeaseList(kubeConfig, kind.leaseNamespace, 2 * timings.probeTimeoutMs),
+    // Read as the caches read their lists: no oversized Lease fails it (lease-snapshot.ts, issue 29).
+    listLeases: createLeaseSnapshot(kubeConfig, kind.leaseNamespace, 2 * timings.probeTimeoutMs, logger),
     confirmTimeoutMs: timings.probeTimeoutMs,
     events,
     logger: logger,

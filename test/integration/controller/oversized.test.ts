@@ -17,6 +17,9 @@ import type {ControllerProcess} from '../../support/controller-env.ts';
 import { GRACE_MS, controllerIdentity, keepRenewing, startController} from '../../support/controller-env.ts'
 import {KubeObjects} from '../../support/kube-objects.ts'
 import {waitFor} from '../../support/wait.ts'
+import {FakeLogger} from '../../support/fake-logger.ts'
+import {createLeaseSnapshot} from '../../../src/kube/watch/lease-snapshot.ts'
+import {loadKubeConfig} from '../../../src/kube/http/kubeconfig.ts'
 import {formatMicroTime} from '../../../src/core/conditions.ts'
 import type {V1Lease} from '@kubernetes/client-node'
 
@@ -25,6 +28,8 @@ const PADDED = Array.from({length: 24}, (_, i) => `padded-${String(i).padStart(2
 /** 1.45 MB of holderIdentity: under etcd's 1.5 MiB request limit, far over the 256 KiB of one object. */
 const PAD = 'x'.repeat(1_450_000)
 const RESOURCE = `leases ${kind.leaseNamespace}`
+/** Dead together: more than the 16 confirms that make the engine confirm them with one list of every Lease. */
+const DEAD = ['dead', ...Array.from({length: 20}, (_, i) => `dead-${String(i).padStart(2, '0')}`)]
 
 describe('ironpool controller: Leases too large for a list page (real API server, issue 29)', function () {
   this.timeout(300_000)
@@ -42,7 +47,7 @@ describe('ironpool controller: Leases too large for a list page (real API server
     await plane.kubectl(['delete', '--ignore-not-found', '-k', `${DEPLOY_DIR}policies`])
     admin = new KubeObjects(plane.adminKubeconfig)
     for (const name of PADDED) await admin.createLease(kind, name, {holderIdentity: `${name}_${PAD}`, leaseDurationSeconds: 40, renewTime: formatMicroTime(new Date())} as unknown as V1Lease['spec'])
-    for (const name of ['alive', 'dead']) await admin.createPool(kind, name)
+    for (const name of ['alive', ...DEAD]) await admin.createPool(kind, name)
   })
 
   after(async function () {
@@ -52,16 +57,17 @@ describe('ironpool controller: Leases too large for a list page (real API server
     await plane?.stop()
   })
 
-  it('reaches a whole view, marks the dead pool and not the live one, and reports each oversized Lease by name in a log line, an Event and a metric', async () => {
+  it('reaches a whole view, marks the dead pools (confirmed by one list of every Lease) and not the live one, and reports each oversized Lease by name in a log line, an Event and a metric', async () => {
     alive = keepRenewing(admin, kind, 'alive')
-    await admin.renewLease(kind, 'dead', formatMicroTime(new Date()))
+    for (const name of DEAD) await admin.renewLease(kind, name, formatMicroTime(new Date()))
     controller = await startController(plane, ['--kinds=machine'])
     const ctl = controller
     try {
       await waitFor("the controller's view whole", () => ctl.logs().some((l) => String(l.msg).startsWith('view whole')), {timeoutMs: 60_000})
-      // The dead pool's one renewal is older than grace soon after: it is marked within grace and a little.
-      await waitFor('the dead pool marked', () => ctl.marked().includes('dead'), {timeoutMs: GRACE_MS * 5 + 10_000})
-      expect(ctl.marked()).to.deep.equal(['dead'])
+      // The dead pools' one renewal is older than grace soon after: they are marked within grace and a
+      // little, confirmed together by one list of every Lease, the padded ones among them.
+      await waitFor('the dead pools marked', () => DEAD.every((name) => ctl.marked().includes(name)), {timeoutMs: GRACE_MS * 5 + 20_000})
+      expect(ctl.marked().sort()).to.deep.equal([...DEAD].sort())
 
       const reported = () => ctl.logs().filter((l) => String(l.msg).startsWith('object larger than the limit of one object')).map((l) => String(l.key))
       expect(reported().sort()).to.deep.equal(PADDED.map((n) => `${kind.leaseNamespace}/${n}`))
@@ -82,11 +88,39 @@ describe('ironpool controller: Leases too large for a list page (real API server
       expect(await ctl.metric(`ironpool_controller_blind_spells_total{kind="machine",reason="watch-gap"}`)).to.equal(spells)
       expect(await ctl.metric('ironpool_controller_view_whole{kind="machine"}')).to.equal(1)
       expect(ctl.logs().filter((l) => String(l.msg).startsWith('list failed'))).to.deep.equal([])
-      expect(ctl.marked()).to.deep.equal(['dead'])
+      expect(ctl.marked().sort()).to.deep.equal([...DEAD].sort())
     } catch (error) {
       console.log(`      --- controller log (last lines):\n${ctl.stderr.slice(-30).join('\n').slice(0, 20_000)}`)
       throw error
     }
+  })
+})
+
+describe('the batched confirmation of due pools with the same Leases (real API server, issue 29)', function () {
+  this.timeout(300_000)
+  let plane: ControlPlane
+
+  before(async function () {
+    this.timeout(180_000)
+    plane = await ControlPlane.start()
+    await installCrds(plane)
+    await controllerIdentity(plane)
+    await plane.kubectl(['delete', '--ignore-not-found', '-k', `${DEPLOY_DIR}policies`])
+    const admin = new KubeObjects(plane.adminKubeconfig)
+    for (const name of PADDED) await admin.createLease(kind, name, {holderIdentity: `${name}_${PAD}`, leaseDurationSeconds: 40, renewTime: formatMicroTime(new Date())} as unknown as V1Lease['spec'])
+    for (const name of DEAD) await admin.renewLease(kind, name, formatMicroTime(new Date()))
+  })
+
+  after(async function () {
+    this.timeout(60_000)
+    await plane?.stop()
+  })
+
+  it('one consistent list of every Lease answers, without the oversized ones, instead of failing past the 32 MiB cap', async () => {
+    const list = createLeaseSnapshot(loadKubeConfig({kubeconfig: plane.adminKubeconfig}), kind.leaseNamespace, 20_000, new FakeLogger())
+    const leases = await list(AbortSignal.timeout(30_000))
+    expect(leases.map((l) => l.name).sort()).to.deep.equal([...DEAD].sort())
+    expect(leases.every((l) => l.namespace === kind.leaseNamespace && l.spec.renewTime !== undefined)).to.equal(true)
   })
 })
 
