@@ -276,9 +276,10 @@ export class PoolLifecycle {
     const stranded: string[] = []
     for (const name of this.tracker.names()) {
       const record = this.tracker.get(name)
-      if (record === undefined || record.readyStatus === 'Unknown' || record.lastChange + this.options.gracePeriodMs > now) continue
-      if (this.deadlines.has(name)) continue
+      if (record === undefined || record.lastChange + this.options.gracePeriodMs > now) continue
       const overdue = this.overdue.get(name)
+      // Marked (or, in a dry run, would-marked), looked at later, held by a zone's breaker, or in flight.
+      if (this.alreadyUnknown(name, overdue) || this.deadlines.has(name) || this.heldByBreaker(name)) continue
       if (overdue !== undefined && (overdue.busy || overdue.unmarkable)) continue
       stranded.push(name)
     }
