@@ -61,9 +61,10 @@ export type Field = string | number | {at: number}
 
 /**
  * The fields of the object that opens at text[start], as far as the text goes: strings and numbers by
- * value; objects, arrays, booleans and null by the index where they begin.
+ * value; objects, arrays, booleans and null by the index where they begin. With `until`, stops at that
+ * key when its value is an object or array.
  */
-export function fieldsOf(text: string, start: number): Map<string, Field> {
+export function fieldsOf(text: string, start: number, until?: string): Map<string, Field> {
   const fields = new Map<string, Field>()
   let i = skipSpace(text, start)
   if (text[i] !== '{') return fields
@@ -78,6 +79,11 @@ export function fieldsOf(text: string, start: number): Map<string, Field> {
     i = skipSpace(text, keyEnd)
     if (text[i] !== ':') return fields
     const valueAt = skipSpace(text, i + 1)
+    // The caller wants where this one begins, not what follows it: no need to skip over it.
+    if (until !== undefined && key === until && (text[valueAt] === '{' || text[valueAt] === '[')) {
+      fields.set(until, {at: valueAt})
+      return fields
+    }
     const valueEnd = skipValue(text, valueAt)
     if (valueEnd >= text.length) {
       // Cut short: an object or array still says where it begins; a scalar cut short says nothing.
@@ -103,7 +109,7 @@ function parse(json: string): unknown {
  * none. Lengths are in UTF-16 code units, the bytes of the ASCII that API objects are made of.
  */
 export function itemLengths(text: string): number[] | undefined {
-  const items = fieldsOf(text, 0).get('items')
+  const items = fieldsOf(text, 0, 'items').get('items')
   if (typeof items !== 'object' || text[items.at] !== '[') return undefined
   const lengths: number[] = []
   let i = skipSpace(text, items.at + 1)
