@@ -7,12 +7,14 @@ import {DEPLOY_DIR} from '../../support/control-plane.ts'
 const DEFAULT = `${DEPLOY_DIR}default`
 
 /** The names of the Namespaces deploy/default creates, read from what it renders. */
+/** Each Namespace deploy/ ships, once (deploy/dry-run names ironpool-system as deploy/default does). */
 function shippedNamespaces(): string[] {
-  return [...renderDeployFiles()]
+  const names = [...renderDeployFiles()]
     .filter(([file]) => file.endsWith('.yaml'))
     .flatMap(([, text]) => parseAllDocuments(text).map((document) => document.toJS() as {kind: string; metadata?: {name: string}}))
     .filter((object) => object.kind === 'Namespace')
     .map((object) => object.metadata?.name ?? '')
+  return [...new Set(names)]
 }
 
 const lines = (output: string) => output.trim().split('\n').filter((line) => line !== '')

@@ -211,7 +211,7 @@ describe('ironpool installed from its npm tarball, on a Node that is not 24, and
       const lines = result.stdout.trimEnd().split('\n')
       return {candidates: lines.slice(0, -1), directive: lines.at(-1)}
     }
-    expect(await complete([''])).to.deep.equal({candidates: ['completion', 'controller', 'lease', 'pool', 'poollet', 'sandbox', 'version'], directive: ':4'})
+    expect(await complete([''])).to.deep.equal({candidates: ['completion', 'controller', 'dry-run', 'lease', 'pool', 'poollet', 'sandbox', 'version'], directive: ':4'})
     expect(await complete(['pool', 'status', '--k'])).to.deep.equal({candidates: ['--kind', '--kubeconfig'], directive: ':4'})
     expect(await complete(['pool', 'status', '-o', ''])).to.deep.equal({candidates: ['wide', 'json', 'yaml'], directive: ':4'})
 
