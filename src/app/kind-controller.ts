@@ -65,6 +65,8 @@ export interface KindWiring {
  * moment a standby may take over.
  */
 const UNKNOWN_WRITE_TIMEOUT_MS = 5_000
+/** A page of the batched confirmation's LIST that hangs longer than this fails it, whatever its size. */
+const LEASE_SNAPSHOT_TIMEOUT_MS = 60_000
 /**
  * A gap between watch streams shorter than this is a routine reconnect, not blindness: a few seconds,
  * and a quarter of the grace period at most, so that a short grace period is not outlasted by a gap.
@@ -132,7 +134,8 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
     confirmLease: (name) => leaseReader.get(name),
     // Many due at once (a mass death): one consistent list confirms them all, so only the writes queue.
     // Read as the caches read their lists: no oversized Lease fails it (lease-snapshot.ts, issue 29).
-    listLeases: createLeaseSnapshot(kubeConfig, kind.leaseNamespace, 2 * timings.probeTimeoutMs, logger),
+    // The engine bounds each LIST by its pages (confirm-batcher.ts); this only backstops a hung page.
+    listLeases: createLeaseSnapshot(kubeConfig, kind.leaseNamespace, LEASE_SNAPSHOT_TIMEOUT_MS, logger),
     confirmTimeoutMs: timings.probeTimeoutMs,
     events,
     logger: logger,

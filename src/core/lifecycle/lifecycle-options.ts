@@ -99,7 +99,7 @@ export interface PoolLifecycleOptions {
   confirmTimeoutMs?: number
   /**
    * Every Lease of the kind's namespace, fresh (a consistent LIST, quorum read): confirms many due
-   * pools at once when many wait (confirm-batcher.ts), bounded by twice confirmTimeoutMs. Default: none
+   * pools at once when more wait than it has pages (confirm-batcher.ts), bounded by twice confirmTimeoutMs or 100 ms a page. Default: none
    * (one confirmLease per pool).
    */
   listLeases?: (signal: AbortSignal) => Promise<readonly Lease[]>

@@ -31,7 +31,7 @@
  */
 import type {DesiredCondition} from '../conditions.ts'
 import {bounded} from '../bounded.ts'
-import {ConfirmBatcher, SharedFailure} from './confirm-batcher.ts'
+import {ConfirmBatcher, LIST_PAGE, SharedFailure} from './confirm-batcher.ts'
 import {DeadlineQueue} from './deadline-queue.ts'
 import {errorMessage, isAnswer} from '../errors.ts'
 import {EvidenceClock} from './evidence-clock.ts'
@@ -138,6 +138,8 @@ export class PoolLifecycle {
       limiter: () => this.options.limiter,
       get: (name, signal) => this.options.confirmLease(name, signal),
       list: () => this.options.listLeases,
+      // One Lease per pool: the pools tracked say how long a LIST of their namespace is.
+      listPages: () => this.tracker.size / LIST_PAGE,
       timeoutMs: confirmTimeoutMs,
       timeoutError: (what) => new Error(`get lease ${kind.leaseNamespace}/${what}: no answer within ${confirmTimeoutMs} ms`),
     })

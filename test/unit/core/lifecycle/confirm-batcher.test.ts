@@ -7,7 +7,7 @@ import {FakeClock} from '../../../support/fake-clock.ts'
 
 const lease = (name: string, renewTime: string): Lease => ({name, namespace: 'ns', spec: {renewTime}})
 
-function setup(options: {concurrency?: number; listFails?: boolean} = {}) {
+function setup(options: {concurrency?: number; listFails?: boolean; listPages?: number} = {}) {
   const clock = new FakeClock()
   const limiter = new RequestLimiter(clock, {qps: 1000, burst: 1000, concurrency: options.concurrency ?? 1})
   const api = new Map<string, Lease>()
@@ -36,6 +36,7 @@ function setup(options: {concurrency?: number; listFails?: boolean} = {}) {
     },
     timeoutMs: 5_000,
     timeoutError: (what) => new Error(`${what}: no answer`),
+    listPages: () => options.listPages ?? 1,
   })
   return {clock, limiter, api, requests, batcher}
 }
@@ -69,6 +70,17 @@ describe('ConfirmBatcher', () => {
     expect(leases[7]?.spec.renewTime).to.equal('new')
     expect(limiter.queued, 'places given back').to.equal(0)
     expect(limiter.inFlight).to.equal(0)
+  })
+
+  it('lists only when more wait than the LIST has pages (a namespace of 100k Leases is 200 pages: 40 waiting confirm with GETs)', async () => {
+    const {clock, requests, batcher} = setup({concurrency: 1, listPages: 200})
+    const era = new AbortController().signal
+    const answers = Promise.all(Array.from({length: 40}, (_, i) => batcher.confirm(`p${i}`, era)))
+    // One at a time: 39 wait behind the first, fewer than the LIST's 200 pages.
+    await clock.advance(10_000)
+    await answers
+    expect(requests.filter((r) => r === 'list')).to.deep.equal([])
+    expect(requests).to.have.length(40)
   })
 
   it('a LIST that fails fails each confirmation it answered, as the failure of one request: the others are SharedFailure', async () => {
