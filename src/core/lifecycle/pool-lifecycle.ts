@@ -597,7 +597,16 @@ export class PoolLifecycle {
         () => {
           sent = true
           overdue.sent = true
-          return writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era, plan: this.options.plan})
+          let decisions = 0
+          const decide = (pool: Pool) => {
+            // A decision after the first follows a 409: the write sent before it did not land, so an
+            // Unknown the re-read shows is another writer's (a previous leader's), not ours to report.
+            if (decisions++ > 0) overdue.sent = false
+            const desired = this.decide(name, pool)
+            if (desired !== undefined) overdue.sent = true
+            return desired
+          }
+          return writeReady({store, clock, name, current: getPool(name), decide, signal: era, plan: this.options.plan})
         },
         {urgent: true, signal: era},
       )

@@ -65,6 +65,12 @@ describe('the fault simulator', function () {
       expect(r.restarts).to.be.greaterThan(0)
     })
 
+    it('seed 40061, 2 replicas, a new leader whose pool watch was silent: its 409 re-read shows the previous leader\'s mark, which it no longer reports as its own (was landed once, reported and Evented twice)', async () => {
+      const r = await fixed(40061)
+      expect(r.replicas).to.equal(2)
+      expect(r.marks).to.be.greaterThan(0)
+    })
+
     it('stall seed 83, 2 replicas: a freshly restarted replica no longer wins after every stall and starts from nothing (was 332 s against 324 s)', async () => {
       await fixed(83, {only: 'stall'})
     })
