@@ -5,9 +5,9 @@
  * with --max-unhealthy, the breaker's trip Event names the zone. No live pool is marked.
  */
 import {expect} from 'chai'
-import type {ControlPlane} from '../../../src/controlplane/control-plane.ts'
+import {ControlPlane} from '../../../src/controlplane/control-plane.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
-import {sharedControlPlane} from '../../support/control-plane.ts'
+import {installCrds} from '../../support/control-plane.ts'
 import {controllerIdentity, keepRenewing, startController, type ControllerProcess} from '../../support/controller-env.ts'
 import {KubeObjects, readyOf} from '../../support/kube-objects.ts'
 import {waitFor} from '../../support/wait.ts'
@@ -23,11 +23,16 @@ describe('ironpool controller: correlated silence named (real processes, real AP
   const renewers: {stop(): Promise<void>}[] = []
   const created: string[] = []
 
-  before(async () => {
-    plane = await sharedControlPlane()
-    admin = new KubeObjects(plane.adminKubeconfig)
+  // A control plane of its own: the breaker counts every pool of the kind, and other files' pools in
+  // the shared one (silent once their tests end) made the fleet-wide breaker's counts differ.
+  before(async function () {
+    this.timeout(120_000)
+    plane = await ControlPlane.start()
+    await installCrds(plane)
     await controllerIdentity(plane)
+    admin = new KubeObjects(plane.adminKubeconfig)
   })
+  after(async () => plane?.stop())
   afterEach(async () => {
     await Promise.all(renewers.splice(0).map((r) => r.stop()))
     await controller?.stop()
