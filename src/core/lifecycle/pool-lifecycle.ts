@@ -169,10 +169,13 @@ export class PoolLifecycle {
     }
     const overdue = this.overdue.get(name) ?? this.unsettledMarks.get(name)
     if (overdue === undefined) return
-    // The watch shows what a write of ours did, sent and not answered yet (or answered by no answer,
-    // its settling read still out or failed): it landed. landed() reports it once, whichever of the
-    // watch, the write's answer and the settling read comes first.
-    if ((overdue.sent || overdue.unsettled) && this.isOurMark(pool)) this.landed(name, overdue, pool)
+    // The watch shows what a write of ours of unknown outcome did (answered by no answer, its
+    // settling read still out or failed): it landed. landed() reports it once, whichever of the watch
+    // and the settling read comes first. A write still waiting for its answer is told by the answer:
+    // the watch cannot tell our mark from another's (a lagging watch delivered the previous leader's
+    // mark while a new leader's write was out, and both reported it: the simulator's seed 41536).
+    if (overdue.unsettled === true && this.isOurMark(pool)) this.landed(name, overdue, pool)
+    else if (overdue.sent === true && overdue.busy && this.isOurMark(pool)) return
     // Someone moved a silent pool's Ready away from Unknown without a sign of life: mark it again.
     else this.mark([name])
   }

@@ -71,6 +71,11 @@ describe('the fault simulator', function () {
       expect(r.marks).to.be.greaterThan(0)
     })
 
+    it('seed 41536, 2 replicas, watches lagging 22 s: a previous leader\'s mark the new leader\'s watch delivers while its own write is out is not reported as its own (was 3 marks reported twice)', async () => {
+      const r = await fixed(41536)
+      expect(r.classes).to.deep.equal(['watch-lag'])
+    })
+
     it('stall seed 83, 2 replicas: a freshly restarted replica no longer wins after every stall and starts from nothing (was 332 s against 324 s)', async () => {
       await fixed(83, {only: 'stall'})
     })
