@@ -160,12 +160,16 @@ class ReplicaProcess {
       })
     }
     // As the controller's wiring: with leader election, a replica campaigns only once its own
-    // evidence is a grace period old (evidenceWarmUp in src/app/controller.ts).
+    // evidence is a grace period old ('evidence warm-up' in src/app/controller.ts).
+    const warmedUp = () => {
+      if (engine.lifecycle.evidenceAgeMs() >= gracePeriodMs) startElection()
+      else clock.setTimer(timings.tickMs, warmedUp)
+    }
     let unsynced = this.caches.length
     for (const cache of this.caches) {
       cache.onceSynced(() => {
         if (--unsynced > 0) return
-        if (o.leaderElection) clock.setTimer(gracePeriodMs, startElection)
+        if (o.leaderElection) warmedUp()
         else startElection()
       })
     }

@@ -138,16 +138,21 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   for (const k of kinds) for (const cache of k.caches) manager.add(cache)
   for (const k of kinds) manager.add(k.engine)
   if (election !== undefined) {
-    // A replica campaigns only once its own evidence is a grace period old. A new leader keeps what
-    // its process saw as a standby; one that has just started has seen nothing yet, and would take a
-    // grace period to judge anyway. So a restarted replica does not win over a standby that has
-    // watched for long (the simulator's seed 1120: a fresh process winning after every stall held a
-    // dead pool past its bound). Leadership comes a grace period after start; the first marks do not.
+    // A replica campaigns only once its own evidence is a grace period old: a grace period of whole
+    // view (blind time not counted) since its grace periods last started afresh. A new leader keeps
+    // what its process saw as a standby; one that has seen nothing yet would take a grace period to
+    // judge anyway. So a restarted replica does not win over a standby that has watched for long
+    // (the simulator's seed 1120: a fresh process winning after every stall held a dead pool past its
+    // bound; seed 50740: one restarted while writes were refused had waited a grace period, blind all
+    // along). Leadership comes a grace period after start; the first marks do not.
+    const warmUpTickMs = sightTimings(wiring.gracePeriodMs).tickMs
     manager.add({
       name: 'evidence warm-up',
       group: 'others',
       start: (runSignal) => new Promise<void>((resolve) => runSignal.addEventListener('abort', () => resolve(), {once: true})),
-      waitReady: (runSignal) => sleep(systemClock, wiring.gracePeriodMs, runSignal),
+      waitReady: async (runSignal) => {
+        while (!kinds.every((k) => k.lifecycle.evidenceAgeMs() >= wiring.gracePeriodMs)) await sleep(systemClock, warmUpTickMs, runSignal)
+      },
     })
   }
   if (wiring.approvePoolletCsrs) {

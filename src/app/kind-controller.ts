@@ -229,5 +229,5 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
       await lifecycle.close()
     },
   }
-  return {kind, caches, engine, view}
+  return {kind, caches, engine, view, lifecycle}
 }

@@ -116,6 +116,8 @@ export class PoolLifecycle {
   /** When the breaker last tripped (wall ms), for the records of the pools it holds. */
   private breakerSinceWall = 0
   private leader = false
+  /** The evidence clock's reading when every grace period last started afresh (or at creation). */
+  private evidenceSince: number
   private whole = false
   private closed = false
   /**
@@ -128,6 +130,7 @@ export class PoolLifecycle {
   constructor(options: PoolLifecycleOptions) {
     this.options = lifecycleDefaults(options)
     this.evidence = new EvidenceClock(options.clock)
+    this.evidenceSince = this.evidence.monotonic()
     this.tracker = new HealthTracker(this.evidence, () => this.evidence.cutOutMs)
     this.deadlines = new DeadlineQueue(this.evidence, (names) => this.due(names))
     this.deadlines.suspend()
@@ -271,6 +274,15 @@ export class PoolLifecycle {
   }
 
   /**
+   * How much evidence this engine holds: time with a whole view (blind time cut out) since every
+   * grace period last started afresh (at creation, or after a spell that may have lost events). A
+   * replica campaigns for leadership once this has reached a grace period.
+   */
+  evidenceAgeMs(): number {
+    return this.evidence.monotonic() - this.evidenceSince
+  }
+
+  /**
    * Pools that are overdue (silent past their grace period, blind time cut out) and not marked, with
    * no next step: no look armed, nothing in flight, not held by the breaker, not reported unmarkable.
    * Empty unless the engine has a defect; the simulator (sim/) asks after every step. O(pools).
@@ -344,6 +356,7 @@ export class PoolLifecycle {
 
   /** Every pool's grace period starts now (on the evidence clock); what was overdue is forgotten. */
   private restartEvidence(): void {
+    this.evidenceSince = this.evidence.monotonic()
     this.deadlines.clear()
     this.forgetOverdue()
     this.tracker.restartAll()
@@ -600,16 +613,7 @@ export class PoolLifecycle {
         () => {
           sent = true
           overdue.sent = true
-          let decisions = 0
-          const decide = (pool: Pool) => {
-            // A decision after the first follows a 409: the write sent before it did not land, so an
-            // Unknown the re-read shows is another writer's (a previous leader's), not ours to report.
-            if (decisions++ > 0) overdue.sent = false
-            const desired = this.decide(name, pool)
-            if (desired !== undefined) overdue.sent = true
-            return desired
-          }
-          return writeReady({store, clock, name, current: getPool(name), decide, signal: era, plan: this.options.plan})
+          return writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era, plan: this.options.plan})
         },
         {urgent: true, signal: era},
       )

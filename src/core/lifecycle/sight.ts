@@ -194,7 +194,7 @@ export class Sight {
     this.answers.push({at: now, ok})
     if (ok) {
       this.lastGoodRequestEnd = now
-      this.answered()
+      this.heard()
     }
     if (ok || this.requestsFailedAt !== undefined) return
     let failed = 0
@@ -283,7 +283,7 @@ export class Sight {
     }
     this.lastGoodProbeStart = started
     this.lastGoodProbeEnd = clock.monotonic()
-    this.answered()
+    this.heard()
     this.probeFailures = 0
     // The requests' failures are over once a probe sent after them answered, as a pause is.
     if (this.requestsFailedAt === undefined || started >= this.requestsFailedAt) {
@@ -331,7 +331,7 @@ export class Sight {
   /** A write landed; after a spell of failed writes, blind for settleMs more. */
   private writeLanded(settleMs: number): void {
     const now = this.o.clock.monotonic()
-    this.answered()
+    this.heard()
     this.lastGoodWriteEnd = now
     this.writeFailures = 0
     if (this.writeProblem === undefined) return
@@ -356,12 +356,7 @@ export class Sight {
     return this.o.writeProbeTimeoutMs ?? WRITE_PROBE_DEFAULTS.timeoutMs
   }
 
-  /** Something answered: a stall, if one was seen, is over. */
-  private answered(): void {
-    this.heard()
-  }
-
-  /** The API responded (an answer, or an error it sent): not stalled. */
+  /** The API responded (an answer, or an error it sent): a stall, if one was seen, is over. */
   private heard(): void {
     this.lastAnswerAt = this.o.clock.monotonic()
     if (this.stallSince === undefined) return

@@ -76,6 +76,17 @@ describe('the fault simulator', function () {
       expect(r.classes).to.deep.equal(['watch-lag'])
     })
 
+    for (const [seed, what] of [
+      [50740, 'refused writes for minutes, 3 replicas: 4 dead pools were marked 12 s past their bound'],
+      [50140, 'refused writes, 3 replicas: one 2.4 s past'],
+      [50850, 'slow answers, 2 replicas: one 1 s past'],
+    ] as const) {
+      it(`seed ${seed}, the leader's Lease starved by an API-wide fault: a replica restarted meanwhile campaigns only after a grace period of whole view, not of time (${what})`, async () => {
+        const r = await fixed(seed)
+        expect(r.restarts).to.be.greaterThan(0)
+      })
+    }
+
     it('stall seed 83, 2 replicas: a freshly restarted replica no longer wins after every stall and starts from nothing (was 332 s against 324 s)', async () => {
       await fixed(83, {only: 'stall'})
     })
