@@ -40,6 +40,8 @@ export interface RunOptions extends ScenarioOptions {
   scenario?: Scenario
   /** Wire the sight's write probe (default true). */
   writeProbe?: boolean
+  /** Hears every request sent, by whom and when (simulated ms): for benches of the request rate. */
+  onSent?: (by: {role: 'poollet' | 'controller'; index: number}, op: string, at: number) => void
 }
 
 const quiet: Logger = {debug() {}, info() {}, warn() {}, error() {}}
@@ -75,6 +77,7 @@ export async function runSeed(seed: number, options: RunOptions = {}): Promise<S
     },
     sent: (by, op, at, outcome) => {
       requests++
+      options.onSent?.(by, op, at)
       oracle.requestSent(by, op, at, outcome)
     },
   }

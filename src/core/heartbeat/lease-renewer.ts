@@ -86,7 +86,7 @@ export class LeaseRenewer {
    * Never rejects: failures come back as an 'error' outcome naming the call that failed. until: no
    * attempt starts at or after this instant (monotonic), so a caller's budget bounds the retries.
    */
-  async renew(signal?: AbortSignal, until = Number.POSITIVE_INFINITY): Promise<LeaseRenewal> {
+  async renew(signal?: AbortSignal, until = Number.POSITIVE_INFINITY, attempts = this.attempts): Promise<LeaseRenewal> {
     const {store, name} = this.options
     let verb: Verb = 'get'
     for (let attempt = 1; ; attempt++) {
@@ -124,7 +124,7 @@ export class LeaseRenewer {
           (verb === 'create' && error instanceof AlreadyExistsError) ||
           (verb === 'update' && error instanceof NotFoundError)
         if (raced) this.latest = undefined
-        if (attempt >= this.attempts || signal?.aborted || this.options.clock.monotonic() >= until) {
+        if (attempt >= attempts || signal?.aborted || this.options.clock.monotonic() >= until) {
           return {outcome: 'error', error, action: `${verb} lease ${this.options.namespace}/${name}`, attempts: attempt}
         }
       }
