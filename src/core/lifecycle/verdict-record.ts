@@ -6,7 +6,7 @@
  * reads it, so the state's derivation (PoolLifecycle.overdueStateOf) stays in one place.
  */
 import type {BlindReason} from './sight.ts'
-import {VERDICT_VERSION, type HoldReason, type OverdueState, type VerdictRecord} from './verdict.ts'
+import {VERDICT_VERSION, type VerdictRecord} from './verdict.ts'
 
 /** One blind spell as the evidence clock saw it: the evidence instant it stood still at, and why. */
 interface Spell {
@@ -120,14 +120,7 @@ export class VerdictNotebook {
 }
 
 /** Everything a record is made of, as the engine reads it at one instant. */
-export interface VerdictFacts {
-  kind: string
-  pool: string
-  uid?: string
-  controller: string
-  dryRun: boolean
-  state: OverdueState
-  hold?: HoldReason
+export interface VerdictFacts extends Pick<VerdictRecord, 'kind' | 'pool' | 'uid' | 'controller' | 'dryRun' | 'state' | 'hold'> {
   /** When the pool entered its state (wall ms). */
   stateSinceWall: number
   renewTime?: string

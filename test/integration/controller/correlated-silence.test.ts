@@ -44,24 +44,31 @@ describe('ironpool controller: correlated silence named (real processes, real AP
   const events = async (reason: string) =>
     (JSON.parse(await plane.kubectl(['get', 'events', '-n', 'default', '--field-selector', `reason=${reason},involvedObject.name=${kind.plural}.${kind.group}`, '-o', 'json'])) as {items: {message: string}[]}).items.map((e) => e.message)
 
+  /** Four pools a zone, labelled, each renewed by a stand-in poollet; the controller started and its view whole. */
+  const zonedFleet = async (zones: string[], controllerArgs: string[]) => {
+    const pools = zones.flatMap((zone) => [0, 1, 2, 3].map((i) => ({zone, name: `${zone}-${i}`})))
+    for (const {zone, name} of pools) {
+      await admin.createPool(kind, name)
+      created.push(name)
+      await admin.patchPool(kind, name, {metadata: {labels: {[ZONE]: zone}}})
+    }
+    const renewing = new Map(pools.map(({name}) => [name, keepRenewing(admin, kind, name)]))
+    renewers.push(...renewing.values())
+    const ctl = await startController(plane, ['--kinds=machine', ...controllerArgs])
+    controller = ctl
+    await waitFor('a whole view', async () => (await ctl.metric('ironpool_controller_view_whole{kind="machine"}')) === 1)
+    return {pools, renewing, ctl}
+  }
+
   for (const breaker of [false, true]) {
     it(`one zone cut off${breaker ? ', with --max-unhealthy' : ''}: one Event naming the zone and its counts, its metric, none for the zones that renew; no live pool marked`, async () => {
       const prefix = breaker ? 'csb' : 'cs'
       const zones = ['a', 'b', 'c'].map((z) => `${prefix}-${z}`)
-      const pools = zones.flatMap((zone) => [0, 1, 2, 3].map((i) => ({zone, name: `${zone}-${i}`})))
-      for (const {zone, name} of pools) {
-        await admin.createPool(kind, name)
-        created.push(name)
-        await admin.patchPool(kind, name, {metadata: {labels: {[ZONE]: zone}}})
-      }
-      const renewing = new Map(pools.map(({name}) => [name, keepRenewing(admin, kind, name)]))
-      renewers.push(...renewing.values())
-      controller = await startController(plane, ['--kinds=machine', ...(breaker ? ['--max-unhealthy=2'] : [])])
-      await waitFor('a whole view', async () => (await controller!.metric('ironpool_controller_view_whole{kind="machine"}')) === 1)
+      const {pools, renewing, ctl} = await zonedFleet(zones, breaker ? ['--max-unhealthy=2'] : [])
       const cut = pools.filter((p) => p.zone === zones[0])
       await Promise.all(cut.map((p) => renewing.get(p.name)!.stop()))
 
-      const line = await controller.waitForLog('went silent within', {by: 'zone', group: zones[0]}, 30_000)
+      const line = await ctl.waitForLog('went silent within', {by: 'zone', group: zones[0]}, 30_000)
       // Reported a breaker hold (grace/5) after the third fell silent: the fourth is counted when it fell within it (the stand-ins stop within a renewal of each other).
       expect(line).to.deep.include({kind: 'machine', total: 4})
       expect(line.silent).to.be.oneOf([3, 4])
@@ -71,8 +78,8 @@ describe('ironpool controller: correlated silence named (real processes, real AP
         return found.length > 0 ? found : undefined
       })
       expect(messages).to.deep.equal([line.msg])
-      expect(await controller.metric(`ironpool_controller_correlated_silences_total{kind="machine",by="zone",group="${zones[0]}"}`)).to.equal(1)
-      for (const zone of zones.slice(1)) expect(await controller.metric(`ironpool_controller_correlated_silences_total{kind="machine",by="zone",group="${zone}"}`), zone).to.equal(undefined)
+      expect(await ctl.metric(`ironpool_controller_correlated_silences_total{kind="machine",by="zone",group="${zones[0]}"}`)).to.equal(1)
+      for (const zone of zones.slice(1)) expect(await ctl.metric(`ironpool_controller_correlated_silences_total{kind="machine",by="zone",group="${zone}"}`), zone).to.equal(undefined)
       if (breaker) {
         // The breaker trips at the third of the zone's pools (more than 2): the Event names the zone they share.
         const trip = await waitFor('the breaker Event', async () => (await events('MaxUnhealthyExceeded'))[0])
@@ -82,39 +89,30 @@ describe('ironpool controller: correlated silence named (real processes, real AP
         for (const {name} of cut) await waitFor(`${name} Unknown`, async () => readyOf(await admin.getPool(kind, name))?.status === 'Unknown')
       }
       for (const {name} of pools.filter((p) => p.zone !== zones[0])) expect(readyOf(await admin.getPool(kind, name))?.status, name).to.not.equal('Unknown')
-      expect(controller.marked().filter((n) => !cut.some((p) => p.name === n) && n.startsWith(prefix))).to.deep.equal([])
+      expect(ctl.marked().filter((n) => !cut.some((p) => p.name === n) && n.startsWith(prefix))).to.deep.equal([])
     })
   }
 
   it('the per-zone breaker (--max-unhealthy=50%): zone a cut off is held, a dead pool in zone b is marked, the fleet-wide breaker stays closed; no live pool marked', async () => {
     const zones = ['cz-a', 'cz-b', 'cz-c']
-    const pools = zones.flatMap((zone) => [0, 1, 2, 3].map((i) => ({zone, name: `${zone}-${i}`})))
-    for (const {zone, name} of pools) {
-      await admin.createPool(kind, name)
-      created.push(name)
-      await admin.patchPool(kind, name, {metadata: {labels: {[ZONE]: zone}}})
-    }
-    const renewing = new Map(pools.map(({name}) => [name, keepRenewing(admin, kind, name)]))
-    renewers.push(...renewing.values())
-    controller = await startController(plane, ['--kinds=machine', '--max-unhealthy=50%'])
-    await waitFor('a whole view', async () => (await controller!.metric('ironpool_controller_view_whole{kind="machine"}')) === 1)
+    const {pools, renewing, ctl} = await zonedFleet(zones, ['--max-unhealthy=50%'])
     const dead = [...pools.filter((p) => p.zone === 'cz-a').map((p) => p.name), 'cz-b-0']
     await Promise.all(dead.map((name) => renewing.get(name)!.stop()))
 
     await waitFor('cz-b-0 Unknown', async () => readyOf(await admin.getPool(kind, 'cz-b-0'))?.status === 'Unknown', {timeoutMs: 30_000})
-    const held = await controller.waitForLog('too many pools stale at once in zone cz-a', {zone: 'cz-a'})
+    const held = await ctl.waitForLog('too many pools stale at once in zone cz-a', {zone: 'cz-a'})
     // It trips at the third of the zone's four (more than 50 %) or, when they fall due together, at all four.
     expect(held).to.deep.include({total: 4})
     expect(held.unhealthy).to.be.oneOf([3, 4])
-    expect(await controller.metric('ironpool_controller_zone_breaker_open{kind="machine",zone="cz-a"}')).to.equal(1)
-    expect(await controller.metric('ironpool_controller_breaker_open{kind="machine"}'), 'the fleet-wide breaker').to.equal(0)
+    expect(await ctl.metric('ironpool_controller_zone_breaker_open{kind="machine",zone="cz-a"}')).to.equal(1)
+    expect(await ctl.metric('ironpool_controller_breaker_open{kind="machine"}'), 'the fleet-wide breaker').to.equal(0)
     const trip = await waitFor('the zone breaker Event', async () => (await events('ZoneMaxUnhealthyExceeded')).find((m) => m.includes('zone cz-a')))
     expect(trip).to.equal(`${String(held.unhealthy)} of 4 machinepools in zone cz-a stale at once, more than --max-unhealthy=50%: marking none there; other zones are judged`)
     // Two more grace periods, witnessed by the controller's own probe count: zone a stays held.
-    const probes = (await controller.metric('ironpool_controller_api_probe_duration_seconds_count')) ?? 0
-    await waitFor('two grace periods (20 API probes)', async () => ((await controller!.metric('ironpool_controller_api_probe_duration_seconds_count')) ?? 0) >= probes + 20, {timeoutMs: 30_000})
+    const probes = (await ctl.metric('ironpool_controller_api_probe_duration_seconds_count')) ?? 0
+    await waitFor('two grace periods (20 API probes)', async () => ((await ctl.metric('ironpool_controller_api_probe_duration_seconds_count')) ?? 0) >= probes + 20, {timeoutMs: 30_000})
     for (const {name} of pools.filter((p) => p.zone === 'cz-a')) expect(readyOf(await admin.getPool(kind, name))?.status, `${name} held`).to.equal(undefined)
     for (const {name} of pools.filter((p) => !dead.includes(p.name))) expect(readyOf(await admin.getPool(kind, name))?.status, name).to.equal(undefined)
-    expect(controller.marked().filter((n) => n.startsWith('cz-'))).to.deep.equal(['cz-b-0'])
+    expect(ctl.marked().filter((n) => n.startsWith('cz-'))).to.deep.equal(['cz-b-0'])
   })
 })
