@@ -142,6 +142,11 @@ export interface PoolLifecycleOptions {
   retryBaseMs?: number
   retryMaxMs?: number
   /**
+   * How long an unmarkable pool (the API kept no mark: no conditions, or a webhook dropped it) waits
+   * before it is tried again, reported only the first time. Default {@link unmarkableRetryMs} of the grace period.
+   */
+  unmarkableRetryMs?: number
+  /**
    * Dry run: judge exactly as otherwise, and where the Unknown write would be sent, record a would-mark
    * (log, a WouldMarkUnknown Event with the verdict record, observer.wouldMark) and treat the
    * pool as marked until it progresses; nothing is written to a pool. Default false.
@@ -171,9 +176,19 @@ export function lifecycleDefaults(options: PoolLifecycleOptions): ResolvedLifecy
     observer: options.observer ?? {},
     retryBaseMs: options.retryBaseMs ?? retryTimings(options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS).retryBaseMs,
     retryMaxMs: options.retryMaxMs ?? retryTimings(options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS).retryMaxMs,
+    unmarkableRetryMs: options.unmarkableRetryMs ?? unmarkableRetryMs(options.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS),
     dryRun: options.dryRun ?? false,
     identity: options.identity ?? DEFAULT_CONTROLLER_IDENTITY,
   }
+}
+
+/**
+ * The long backoff of an unmarkable pool: ten grace periods (500 s at the defaults). Each try costs a
+ * confirming read and a write that cannot hold, per dead pool of such a kind, so it is rare; it exists
+ * so that a cause that goes away (a webhook removed, a CRD upgraded) does not leave a dead pool Ready.
+ */
+export function unmarkableRetryMs(gracePeriodMs: number): number {
+  return gracePeriodMs * 10
 }
 
 /**

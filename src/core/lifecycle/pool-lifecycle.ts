@@ -47,23 +47,38 @@ import type {HoldReason, OverdueState, VerdictRecord} from './verdict.ts'
 import {BlindLedger, buildVerdict, VerdictNotebook} from './verdict-record.ts'
 import {ZoneBreakers} from './zone-breakers.ts'
 
+/**
+ * Where the handling of an overdue pool stands: exactly one step at a time, each with its next one.
+ * - due: a look is armed in the deadline queue (at once, or shortly when the sight said no), or the
+ *   pool is marked (Ready=Unknown, which the tracker shows) and waits for progress;
+ * - held: in the breaker's hold window (--max-unhealthy): a look is armed at its end;
+ * - retrying: its confirming read or write failed: a look is armed after the backoff;
+ * - unmarkable: the API cannot hold a mark for it (reported once a spell): a look is armed after a
+ *   long backoff (a webhook that dropped the mark may be gone by then);
+ * - confirming, writing (queued in the limiter), sent (the write is out), settling (a write of unknown
+ *   outcome is read back): a request is out, bounded by its deadline; its end sets the next step.
+ * What holds the whole engine (blind, not the leader, a breaker tripped) holds every step on top: the
+ * queue fires nothing while blind, and a breaker's recovery restarts what it held.
+ * PoolLifecycle.strandedPools() checks that every overdue, unmarked pool has its next step.
+ */
+type Step = 'due' | 'held' | 'retrying' | 'unmarkable' | 'confirming' | 'writing' | 'sent' | 'settling'
+
+const IN_FLIGHT: ReadonlySet<Step> = new Set(['confirming', 'writing', 'sent', 'settling'])
+
 /** A pool past its deadline with no progress since. */
 interface Overdue {
   /** When it fell due, on the evidence clock. */
   deadline: number
   retries: number
-  /** Its confirming read, its write or the read that settles a write is in flight. */
-  busy: boolean
-  /** The API cannot hold a mark for it (reported once): nothing more is tried until it progresses. */
-  unmarkable?: boolean
+  step: Step
+  /*
+   * What this spell's requests left behind, which no step decides: each is read by the handler of an
+   * answer or a watch event, not by what happens next.
+   */
   /** A write of ours whose outcome is not known yet: the next sight of the pool settles it. */
   unsettled?: boolean
-  /** The current write has been sent: a sight of our mark from now on is that write landing. */
-  sent?: boolean
-  /** The current write's mark was reported (logged, Evented, counted): never a second time. */
+  /** The current attempt's mark was reported (logged, Evented, counted): never a second time. */
   reported?: boolean
-  /** With the breaker on: held until this instant (evidence clock) before it is judged. */
-  heldUntil?: number
   /**
    * A failure of this pool's requests has been told to the sight: its next ones are not. One pool's
    * trouble (a webhook that fails its writes, a request that hangs) counts once toward the request
@@ -97,7 +112,8 @@ export class PoolLifecycle {
    * included, with when they fell due; oldest first, as they fall due in deadline order.
    */
   private readonly silent = new Map<string, number>()
-  private readonly writes = new Set<Promise<void>>()
+  /** Each overdue spell's attempt in flight (confirm, write, settle), so strandedPools() can tell a step in flight from a lost one. */
+  private readonly attempts = new Map<Overdue, Promise<void>>()
   /**
    * Writes of ours of unknown outcome whose pool stopped being overdue without a sign of life (a
    * spell seen late moved its deadline back into the future): if the watch shows the mark, it landed,
@@ -178,7 +194,7 @@ export class PoolLifecycle {
     // the watch cannot tell our mark from another's (a lagging watch delivered the previous leader's
     // mark while a new leader's write was out, and both reported it: the simulator's seed 41536).
     if (overdue.unsettled === true && this.isOurMark(pool)) this.landed(name, overdue, pool)
-    else if (overdue.sent === true && overdue.busy && this.isOurMark(pool)) return
+    else if (overdue.step === 'sent' && this.isOurMark(pool)) return
     // Someone moved a silent pool's Ready away from Unknown without a sign of life: mark it again.
     else this.mark([name])
   }
@@ -238,7 +254,7 @@ export class PoolLifecycle {
 
   /** Resolves when no write is in flight. */
   async drain(): Promise<void> {
-    while (this.writes.size > 0) await Promise.allSettled([...this.writes])
+    while (this.attempts.size > 0) await Promise.allSettled([...this.attempts.values()])
   }
 
   get trackedPools(): number {
@@ -284,8 +300,9 @@ export class PoolLifecycle {
 
   /**
    * Pools that are overdue (silent past their grace period, blind time cut out) and not marked, with
-   * no next step: no look armed, nothing in flight, not held by the breaker, not reported unmarkable.
-   * Empty unless the engine has a defect; the simulator (sim/) asks after every step. O(pools).
+   * no next step: no look armed, not held by a breaker, and no request in flight (a step in flight
+   * whose attempt has ended counts as stranded too). Empty unless the engine has a defect; the
+   * simulator (sim/) asks after every step. O(pools).
    */
   strandedPools(): string[] {
     if (!this.active || this.breaker.tripped) return []
@@ -297,7 +314,7 @@ export class PoolLifecycle {
       const overdue = this.overdue.get(name)
       // Marked (or, in a dry run, would-marked), looked at later, held by a zone's breaker, or in flight.
       if (this.alreadyUnknown(name, overdue) || this.deadlines.has(name) || this.heldByBreaker(name)) continue
-      if (overdue !== undefined && (overdue.busy || overdue.unmarkable)) continue
+      if (overdue !== undefined && IN_FLIGHT.has(overdue.step) && this.attempts.has(overdue)) continue
       stranded.push(name)
     }
     return stranded
@@ -374,16 +391,17 @@ export class PoolLifecycle {
     const now = this.evidence.monotonic()
     for (const [name, overdue] of this.overdue) {
       const record = this.tracker.get(name)
-      if (overdue.busy || record === undefined) continue
+      if (IN_FLIGHT.has(overdue.step) || record === undefined) continue
       if (record.lastChange + this.options.gracePeriodMs > now) {
         this.overdue.delete(name)
         this.silent.delete(name)
         if (overdue.unsettled) this.unsettledMarks.set(name, overdue)
         this.arm(name)
-      } else if (overdue.heldUntil === undefined && (this.deadlines.get(name) ?? now) > now) {
+      } else if ((overdue.step === 'due' || overdue.step === 'retrying') && (this.deadlines.get(name) ?? now) > now) {
         overdue.retries = 0
+        overdue.step = 'due'
         this.deadlines.set(name, now)
-      } else if (!overdue.unmarkable && !this.deadlines.has(name) && !this.alreadyUnknown(name, overdue)) {
+      } else if (!this.deadlines.has(name) && !this.alreadyUnknown(name, overdue)) {
         // Overdue, unmarked, nothing in flight and no look armed: looked at now, so no pool is stranded.
         this.deadlines.set(name, now)
       }
@@ -419,7 +437,8 @@ export class PoolLifecycle {
       if (record === undefined) continue
       const overdue = this.overdue.get(name)
       if (overdue !== undefined) {
-        overdue.heldUntil = undefined
+        // Its look came (a hold's end, a backoff's, a long one's): judged again.
+        if (!IN_FLIGHT.has(overdue.step)) overdue.step = 'due'
         ready.push(name)
         continue
       }
@@ -428,7 +447,7 @@ export class PoolLifecycle {
         this.deadlines.set(name, deadline)
         continue
       }
-      const entry: Overdue = {deadline, retries: 0, busy: false}
+      const entry: Overdue = {deadline, retries: 0, step: 'due'}
       this.overdue.set(name, entry)
       const news = !this.alreadyUnknown(name, entry)
       if (news) {
@@ -437,8 +456,8 @@ export class PoolLifecycle {
       }
       // With the breaker on, a newly silent pool is judged once the window has seen who else went silent.
       if (hold && news) {
-        entry.heldUntil = now + this.options.breakerHoldMs
-        this.deadlines.set(name, entry.heldUntil)
+        entry.step = 'held'
+        this.deadlines.set(name, now + this.options.breakerHoldMs)
       } else ready.push(name)
     }
     this.judge()
@@ -478,7 +497,7 @@ export class PoolLifecycle {
     for (const [name, overdue] of this.overdue) {
       if (zone !== undefined && this.zones.zoneOfPool(name) !== zone) continue
       // A write in flight goes on (its mark, if it lands, is reported); a confirm in flight finds the pool no longer overdue.
-      if ((overdue.busy && overdue.sent) || this.alreadyUnknown(name, overdue)) continue
+      if (overdue.step === 'sent' || overdue.step === 'settling' || this.alreadyUnknown(name, overdue)) continue
       this.overdue.delete(name)
       this.silent.delete(name)
       this.tracker.restart(name)
@@ -520,16 +539,17 @@ export class PoolLifecycle {
     if (this.breaker.tripped || !this.judgeable()) return
     for (const name of names) {
       const overdue = this.overdue.get(name)
-      // A pending deadline on an overdue pool is a retry's backoff or a breaker hold: wait for it.
-      if (overdue === undefined || overdue.busy || overdue.unmarkable || this.deadlines.has(name)) continue
+      // A pending deadline on an overdue pool is a retry's backoff, a hold or a long look: wait for it.
+      if (overdue === undefined || overdue.step !== 'due' || this.deadlines.has(name)) continue
       if (this.alreadyUnknown(name, overdue) || this.zones.holds(name)) continue
       // A new attempt: what it writes is a mark of its own (the pool's Ready moved off Unknown since any earlier one).
-      overdue.sent = false
       overdue.reported = false
-      overdue.busy = true
-      Object.assign(this.notes.of(overdue), {attemptAtWall: this.options.clock.wall(), writing: false})
-      const write = this.confirmAndWrite(name, overdue).finally(() => this.writes.delete(write))
-      this.writes.add(write)
+      overdue.step = 'confirming'
+      this.notes.of(overdue).attemptAtWall = this.options.clock.wall()
+      const attempt = this.confirmAndWrite(name, overdue).finally(() => {
+        if (this.attempts.get(overdue) === attempt) this.attempts.delete(overdue)
+      })
+      this.attempts.set(overdue, attempt)
     }
   }
 
@@ -539,7 +559,7 @@ export class PoolLifecycle {
     try {
       lease = await this.confirmations.confirm(name, era)
     } catch (error) {
-      overdue.busy = false
+      overdue.step = 'due'
       // Aborted because leadership changed: no failure, nothing to tell the sight.
       if (era.aborted) return
       // A LIST made for many pools failed: the pool whose turn it was tells the sight, once.
@@ -551,13 +571,13 @@ export class PoolLifecycle {
     }
     this.options.onRequest(true)
     if (this.overdue.get(name) !== overdue || !this.active) {
-      overdue.busy = false
+      overdue.step = 'due'
       return
     }
     const renewTime = lease?.spec.renewTime
     if (renewTime !== undefined && renewTime !== this.tracker.get(name)?.renewTime) {
       // The Lease moved and the watch has not told us (yet): a sign of life, and a hint that the watch lags.
-      overdue.busy = false
+      overdue.step = 'due'
       this.options.observer.confirmRead?.(name, 'renewed')
       this.notes.of(overdue).confirm = {outcome: 'renewed', atWall: this.options.clock.wall()}
       this.options.logger.info({kind: this.options.kind.name, pool: name}, 'pool not marked: a fresh read of its Lease shows a renewal the watch had not delivered')
@@ -569,11 +589,11 @@ export class PoolLifecycle {
     if (this.heldByBreaker(name) || !this.judgeable()) {
       // Blind (or the breaker opened) while the read was out: no verdict now. Looked at again when
       // whole (the queue fires nothing before), or when the breaker recovers.
-      overdue.busy = false
+      overdue.step = 'due'
       if (!this.heldByBreaker(name)) this.deadlines.set(name, this.evidence.monotonic() + (this.whole ? this.options.retryBaseMs : 0))
       return
     }
-    this.notes.of(overdue).writing = true
+    overdue.step = 'writing'
     if (this.options.dryRun) await this.wouldWrite(name, overdue, era)
     else await this.write(name, overdue, era)
   }
@@ -587,10 +607,10 @@ export class PoolLifecycle {
     try {
       await this.options.limiter.run(() => Promise.resolve(), {urgent: true, signal: era})
     } catch {
-      overdue.busy = false
+      overdue.step = 'due'
       return
     }
-    overdue.busy = false
+    overdue.step = 'due'
     const pool = this.options.getPool(name)
     if (pool === undefined || this.overdue.get(name) !== overdue || this.heldByBreaker(name) || !this.judgeable() || this.alreadyUnknown(name, overdue)) {
       this.rearmOverdue(name, overdue)
@@ -612,7 +632,7 @@ export class PoolLifecycle {
       result = await limiter.run(
         () => {
           sent = true
-          overdue.sent = true
+          overdue.step = 'sent'
           return writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era, plan: this.options.plan})
         },
         {urgent: true, signal: era},
@@ -622,15 +642,15 @@ export class PoolLifecycle {
       if (sent) this.tellSight(overdue, error, `writing Ready=Unknown to ${this.options.kind.name}pool ${name}: ${errorMessage(error)}`)
       // Sent, and no answer says it did not land: read the pool back to know.
       if (sent && !answered && (await this.settle(name, overdue))) {
-        overdue.busy = false
+        overdue.step = 'due'
         return
       }
-      overdue.busy = false
+      overdue.step = 'due'
       if (era.aborted) return
       this.failed(name, overdue, error, 'writing Ready=Unknown failed', true)
       return
     }
-    overdue.busy = false
+    overdue.step = 'due'
     // Only a request that was sent is an answer for the sight: a write declined before it left says nothing of the API.
     if (sent) this.options.onRequest(true)
     if (result.outcome === 'declined' || (result.outcome === 'unchanged' && readyOf(result.pool).status !== 'Unknown')) {
@@ -640,8 +660,13 @@ export class PoolLifecycle {
       return
     }
     if (result.outcome === 'not-writable' || result.outcome === 'not-held') {
-      // Staleness reported, never claimed as a mark: nothing was stored.
-      overdue.unmarkable = true
+      // Staleness reported (once a spell), never claimed as a mark: nothing was stored. Looked at
+      // again after a long backoff: what dropped the mark (a webhook, an old CRD) may be gone by then.
+      overdue.step = 'unmarkable'
+      if (this.active && this.overdue.get(name) === overdue) this.deadlines.set(name, this.evidence.monotonic() + this.options.unmarkableRetryMs)
+      const notes = this.notes.of(overdue)
+      if (notes.unmarkableTold === true) return
+      notes.unmarkableTold = true
       const report = {name, reason: result.outcome === 'not-writable' ? 'no-conditions' : 'not-held'} as const
       logUnmarkable(this.options.logger, this.options.kind, report)
       this.options.events.record(withVerdict(unmarkableEvent(this.options.kind, result.pool, report.reason), this.recordOf(name, overdue)))
@@ -660,6 +685,7 @@ export class PoolLifecycle {
    */
   private async settle(name: string, overdue: Overdue): Promise<boolean> {
     const {clock, confirmTimeoutMs, store, limiter} = this.options
+    overdue.step = 'settling'
     overdue.unsettled = true
     let pool: Pool | undefined
     try {
@@ -737,12 +763,13 @@ export class PoolLifecycle {
   }
 
   private failed(name: string, overdue: Overdue, error: unknown, what: string, wasWrite: boolean): void {
+    overdue.step = 'retrying'
     overdue.retries++
     const delay = retryDelay(this.options, overdue.retries)
     const fields = {kind: this.options.kind.name, pool: name, err: errorMessage(error), retries: overdue.retries, retryInMs: delay}
     this.options.logger.error(fields, what)
     const notes = this.notes.of(overdue)
-    Object.assign(notes, {lastError: `${what}: ${errorMessage(error)}`, lastErrorAtWall: this.options.clock.wall(), writing: false})
+    Object.assign(notes, {lastError: `${what}: ${errorMessage(error)}`, lastErrorAtWall: this.options.clock.wall()})
     if (wasWrite) this.options.observer.writeFailed?.(name, error)
     // A pool held by its own failing write (twice: once is a blip) is said once per spell, with its record, for `pool why`.
     const pool = this.options.getPool(name)
@@ -765,19 +792,20 @@ export class PoolLifecycle {
   }
 
   /**
-   * The one place an overdue pool's state is derived from the engine's bookkeeping (its flags, the
-   * view, the breaker, the queue). The hold says what holds a 'held' pool.
+   * The one place an overdue pool's state, as the verdict record shows it, is read from the engine:
+   * its step, under what holds the whole engine (the mark, leadership, the view, a breaker). The hold
+   * says what holds a 'held' pool.
    */
   private overdueStateOf(name: string, overdue: Overdue): {state: OverdueState; hold?: HoldReason} {
     if (this.alreadyUnknown(name, overdue)) return {state: 'marked'}
-    if (overdue.unmarkable) return {state: 'unmarkable'}
-    if (overdue.busy) return {state: overdue.unsettled ? 'settling' : this.notes.of(overdue).writing ? 'writing' : 'confirming'}
+    const {step} = overdue
+    if (step === 'unmarkable' || step === 'confirming' || step === 'settling') return {state: step}
+    if (step === 'writing' || step === 'sent') return {state: 'writing'}
     if (!this.active) return {state: 'held', hold: 'not-leader'}
     if (!this.whole) return {state: 'held', hold: 'blind'}
     if (this.heldByBreaker(name)) return {state: 'held', hold: 'breaker'}
-    if (overdue.heldUntil !== undefined) return {state: 'held', hold: 'breaker-window'}
-    if (overdue.retries > 0 && this.deadlines.has(name)) return {state: 'retrying'}
-    return {state: 'due'}
+    if (step === 'held') return {state: 'held', hold: 'breaker-window'}
+    return {state: step}
   }
 
   /** The verdict record of an overdue pool, as of now (state given when the caller knows it better than the bookkeeping says yet). */

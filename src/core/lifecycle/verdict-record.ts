@@ -94,12 +94,12 @@ export interface VerdictNotes {
   lastErrorAtWall?: number
   /** When the current attempt (confirming read, then write) began. */
   attemptAtWall?: number
-  /** The write of the current attempt has been queued (the confirming read found the pool silent). */
-  writing?: boolean
   /** When the mark landed, or (dry run) would have been written. */
   markedAtWall?: number
   /** Whether an Event has already carried a record of this spell's trouble (one per spell). */
   troubleTold?: boolean
+  /** Whether this spell's unmarkable pool was reported (log, Event, metric): once a spell, however often it is tried. */
+  unmarkableTold?: boolean
 }
 
 /**

@@ -25,7 +25,8 @@ export const WOULD_MARK_REASON = 'WouldMarkUnknown'
  * - held: blind, or held by the breaker (--max-unhealthy), or in the breaker's hold window: looked at
  *   when the view is whole again or the hold ends;
  * - retrying: a confirm or write failed; looked at again after a backoff;
- * - unmarkable: the API cannot hold a mark for it (reported); looked at again after a long backoff;
+ * - unmarkable: the API cannot hold a mark for it (reported once); looked at again after a long backoff
+ *   (ten grace periods);
  * - marked: Ready=Unknown is on the pool (or, in a dry run, would be): nothing more to do until it
  *   progresses.
  */

@@ -113,6 +113,26 @@ describe('write plan: the controller lifecycle', () => {
     expect(fx.events.events[0]!.message).to.equal('stale, cannot be marked: the API did not keep the Ready condition written to bucketpools')
   })
 
+  it('an unmarkable pool is tried again after its long backoff, reported once, and marked once the API keeps the write', async () => {
+    const fx = new LifecycleFixture({kind: POOL_KINDS.bucket})
+    fx.store.dropsConditions = true
+    fx.putPool('p', {})
+    await fx.advance(GRACE)
+    expect(fx.writes).to.equal(1)
+    expect(fx.engine.verdict('p')?.state).to.equal('unmarkable')
+    expect(fx.engine.nextLook('p'), 'its next look is armed').to.equal(fx.clock.monotonic() + 10 * GRACE)
+    await fx.advance(10 * GRACE)
+    expect(fx.writes, 'tried again after ten grace periods').to.equal(2)
+    expect(fx.unmarkable, 'reported once a spell').to.have.length(1)
+    // What dropped the mark is gone: the next try holds.
+    fx.store.dropsConditions = false
+    await fx.advance(10 * GRACE)
+    expect(fx.writes).to.equal(3)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+    expect(fx.events.events.map((e) => e.reason)).to.deep.equal(['BucketPoolStaleUnmarked', 'BucketPoolStatusUnknown'])
+    expect(fx.engine.strandedPools()).to.deep.equal([])
+  })
+
   it('after progress, a pool that goes stale again is reported again', async () => {
     const fx = new LifecycleFixture({kind: POOL_KINDS.bucket, plan: NO_CONDITIONS})
     fx.putPool('p', {})

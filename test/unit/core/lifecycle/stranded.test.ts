@@ -42,6 +42,23 @@ describe('controller lifecycle: no pool is stranded', () => {
     expect(wired.ready('p')?.status).to.equal('Unknown')
   })
 
+  it('a pool whose confirming read is out is not stranded: its step is in flight, with its request', async () => {
+    let answer: (() => void) | undefined
+    const fx = new LifecycleFixture({
+      confirmLease: (name) => new Promise((resolve) => (answer = () => resolve(fx.apiLeases.get(name)))),
+    })
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(GRACE)
+    expect(answer, 'the confirming read went out').to.not.equal(undefined)
+    expect(fx.engine.verdict('p')?.state).to.equal('confirming')
+    expect(fx.engine.nextLook('p'), 'no look is armed while the read is out').to.equal(undefined)
+    expect(fx.engine.strandedPools()).to.deep.equal([])
+    answer?.()
+    await fx.advance(0)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+    expect(fx.engine.strandedPools()).to.deep.equal([])
+  })
+
   it('a write declined because the sight said no at its turn (the view still whole) is retried after the base delay', async () => {
     let calls = 0
     let refuseAt = 0
