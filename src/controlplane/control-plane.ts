@@ -28,6 +28,8 @@ export interface ControlPlaneOptions {
   progress?: (line: string) => void
   /** Extra kube-apiserver flags. */
   apiServerArgs?: readonly string[]
+  /** Extra etcd flags (e.g. a small --quota-backend-bytes, for a scenario that fills it). */
+  etcdArgs?: readonly string[]
 }
 
 export interface Identity {
@@ -64,6 +66,7 @@ export class ControlPlane {
     peerPort: number
     apiPort: number
     apiServerArgs: readonly string[]
+    etcdArgs: readonly string[]
   }) {
     this.dir = init.dir
     this.binaries = init.binaries
@@ -84,7 +87,7 @@ export class ControlPlane {
       command: init.binaries.etcd,
       logFile: path.join(init.dir, 'etcd.log'),
       onStart: register,
-      args: etcdArgs(init.dir, etcdUrl, `http://127.0.0.1:${init.peerPort}`),
+      args: [...etcdArgs(init.dir, etcdUrl, `http://127.0.0.1:${init.peerPort}`), ...init.etcdArgs],
     })
     this.apiServer = new ManagedProcess({
       name: 'kube-apiserver',
@@ -132,6 +135,7 @@ export class ControlPlane {
         peerPort,
         apiPort,
         apiServerArgs: options.apiServerArgs ?? [],
+        etcdArgs: options.etcdArgs ?? [],
       })
       await writeFile(
         plane.adminKubeconfig,

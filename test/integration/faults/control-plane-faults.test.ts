@@ -4,8 +4,13 @@
  * For each fault: no live pool is ever Unknown, the frozen one is marked once the view is whole again,
  * and the controller never exits.
  */
+import {expect} from 'chai'
+import {etcdAlarms, fillEtcdToQuota, recoverFromNoSpace} from '../../support/etcd-maintenance.ts'
 import {FaultFleet, hold} from './fault-fleet.ts'
 import {runScenario} from './scenario.ts'
+
+/** etcd's space quota for this fleet: room for every scenario's writes, small enough to fill in seconds. */
+const ETCD_QUOTA_BYTES = 64 * 1024 * 1024
 
 describe('faults: the controller, kube-apiserver and etcd stalled or killed', function () {
   this.timeout(180_000)
@@ -13,7 +18,7 @@ describe('faults: the controller, kube-apiserver and etcd stalled or killed', fu
 
   before(async function () {
     this.timeout(180_000)
-    fleet = await FaultFleet.start()
+    fleet = await FaultFleet.start({etcdArgs: [`--quota-backend-bytes=${ETCD_QUOTA_BYTES}`]})
     await fleet.startController((await fleet.controllerKubeconfig()).kubeconfig)
   })
 
@@ -55,6 +60,24 @@ describe('faults: the controller, kube-apiserver and etcd stalled or killed', fu
       end: () => fleet.plane.resumeApiServer(),
     })
     console.log(`      ${bursts} bursts`)
+  })
+
+  it('etcd out of space (its NOSPACE alarm: every write refused, reads answer), then compacted, defragmented and disarmed: no live pool marked', async () => {
+    // The review's third break: the sight only read, so the poollets' refused renewals counted as
+    // silence. Filled to its real quota, etcd refuses every write (kube-apiserver answers 500
+    // "database space exceeded") while reads are served; the controller's write probe sees it.
+    let filler = 0
+    await runScenario(fleet, {
+      start: async () => {
+        filler = await fillEtcdToQuota(fleet.plane.etcdUrl)
+        expect(await etcdAlarms(fleet.plane.etcdUrl)).to.deep.equal(['NOSPACE'])
+        // Reads answer all along: the fault is writes refused, not an API down.
+        expect((await fleet.listPools()).length).to.be.above(0)
+      },
+      end: () => recoverFromNoSpace(fleet.plane.etcdUrl),
+    })
+    expect(await etcdAlarms(fleet.plane.etcdUrl)).to.deep.equal([])
+    console.log(`      ${filler} MiB of filler to reach the ${ETCD_QUOTA_BYTES / 1024 / 1024} MiB quota`)
   })
 
   it('kube-apiserver killed (SIGKILL) and restarted', async () => {

@@ -68,6 +68,8 @@ export interface FleetOptions {
    * They start Ready=True, as a poollet would have left them; nothing sets them back once marked.
    */
   renewed?: {count: number; intervalMs: number}
+  /** Extra etcd flags for the fleet's control plane (e.g. a space quota a scenario fills). */
+  etcdArgs?: readonly string[]
 }
 
 export class FaultFleet {
@@ -102,7 +104,7 @@ export class FaultFleet {
 
   /** A control plane of its own with deploy/ applied, the pools, and their poollets, every pool Ready. */
   static async start(options: FleetOptions = {}): Promise<FaultFleet> {
-    const plane = await ControlPlane.start()
+    const plane = await ControlPlane.start({etcdArgs: options.etcdArgs})
     const fleet = new FaultFleet(plane)
     try {
       await installCrds(plane)

@@ -5,6 +5,7 @@ import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {ListWatchCache, type CacheEvent, type KubeObject, type ListWatchCacheOptions} from '../../../src/kube/watch/list-watch-cache.ts'
 import {customObjectSource, type ResourceRef, type SourceOptions} from '../../../src/kube/watch/list-watch-source.ts'
 import {installCrds, sharedControlPlane} from '../../support/control-plane.ts'
+import {compactEtcd} from '../../support/etcd-maintenance.ts'
 import {FakeLogger} from '../../support/fake-logger.ts'
 import {waitFor} from '../../support/wait.ts'
 
@@ -230,11 +231,3 @@ describe('ListWatchCache on a real API server', function () {
     })
   })
 })
-
-/** Compacts etcd up to its current revision through its HTTP gateway. */
-async function compactEtcd(etcdUrl: string): Promise<void> {
-  const range = await fetch(`${etcdUrl}/v3/kv/range`, {method: 'POST', body: JSON.stringify({key: Buffer.from('/').toString('base64')})})
-  const revision = ((await range.json()) as {header: {revision: string}}).header.revision
-  const compacted = await fetch(`${etcdUrl}/v3/kv/compaction`, {method: 'POST', body: JSON.stringify({revision, physical: true})})
-  if (!compacted.ok) throw new Error(`etcd compaction: HTTP ${compacted.status} ${await compacted.text()}`)
-}
