@@ -8,7 +8,7 @@ import {READY_CONDITION} from './pool-kinds.ts'
 import {conditionDiffers, findCondition, setCondition, type DesiredCondition} from './conditions.ts'
 import {ConflictError, NotFoundError} from './errors.ts'
 import type {PoolStatusStore} from './ports.ts'
-import {FULL_WRITE_PLAN, type Pool, type StatusWritePlan} from './types.ts'
+import {FULL_WRITE_PLAN, type Pool, type PoolCondition, type StatusWritePlan} from './types.ts'
 
 /**
  * Conflicts are answered by re-reading: each one means another writer got there first, so a few
@@ -41,6 +41,8 @@ export interface ReadyWriteOptions {
   signal?: AbortSignal
   /** What the serving API can hold. Default {@link FULL_WRITE_PLAN} (ironpool's CRDs). */
   plan?: StatusWritePlan
+  /** Told the Ready entry of each write just before it is sent (a write of unknown outcome is recognised by it later). */
+  onSend?: (ready: PoolCondition) => void
 }
 
 export async function writeReady(options: ReadyWriteOptions): Promise<ReadyWriteResult> {
@@ -59,6 +61,8 @@ export async function writeReady(options: ReadyWriteOptions): Promise<ReadyWrite
     try {
       const next = setCondition(conditions, desired, new Date(clock.wall()), plan)
       signal?.throwIfAborted()
+      const ready = findCondition(next, READY_CONDITION)
+      if (ready !== undefined) options.onSend?.(ready)
       const written = await store.writeConditions(name, pool.metadata.resourceVersion ?? '', next, signal)
       // A write counts only if the server kept it: an API that drops unknown fields answers 200 all the same.
       const held = !conditionDiffers(findCondition(written.status?.conditions, READY_CONDITION), desired)

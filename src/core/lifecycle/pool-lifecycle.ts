@@ -42,7 +42,7 @@ import {UnhealthyBreaker} from './max-unhealthy.ts'
 import {writeReady, type ReadyWriteResult} from '../ready-writer.ts'
 import type {ViewChange} from './view-state.ts'
 import type {BlindReason} from './sight.ts'
-import type {Lease, Pool} from '../types.ts'
+import type {Lease, Pool, PoolCondition} from '../types.ts'
 import type {HoldReason, OverdueState, VerdictRecord} from './verdict.ts'
 import {BlindLedger, buildVerdict, VerdictNotebook} from './verdict-record.ts'
 import {ZoneBreakers} from './zone-breakers.ts'
@@ -79,6 +79,12 @@ interface Overdue {
   unsettled?: boolean
   /** The current attempt's mark was reported (logged, Evented, counted): never a second time. */
   reported?: boolean
+  /**
+   * The lastTransitionTime of each Unknown this spell sent: a mark of unknown outcome is ours only if
+   * the pool carries one of them. Another replica's mark has its own (a replica paused while its write
+   * hung took a new leader's mark for its own, and both reported it: the simulator's seed 63928).
+   */
+  sentStamps?: string[]
   /**
    * A failure of this pool's requests has been told to the sight: its next ones are not. One pool's
    * trouble (a webhook that fails its writes, a request that hangs) counts once toward the request
@@ -193,7 +199,7 @@ export class PoolLifecycle {
     // and the settling read comes first. A write still waiting for its answer is told by the answer:
     // the watch cannot tell our mark from another's (a lagging watch delivered the previous leader's
     // mark while a new leader's write was out, and both reported it: the simulator's seed 41536).
-    if (overdue.unsettled === true && this.isOurMark(pool)) this.landed(name, overdue, pool)
+    if (overdue.unsettled === true && this.isOurWrite(pool, overdue)) this.landed(name, overdue, pool)
     else if (overdue.step === 'sent' && this.isOurMark(pool)) return
     // Someone moved a silent pool's Ready away from Unknown without a sign of life: mark it again.
     else this.mark([name])
@@ -633,7 +639,10 @@ export class PoolLifecycle {
         () => {
           sent = true
           overdue.step = 'sent'
-          return writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era, plan: this.options.plan})
+          const onSend = (ready: PoolCondition) => {
+            if (ready.lastTransitionTime != null) (overdue.sentStamps ??= []).push(ready.lastTransitionTime)
+          }
+          return writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era, plan: this.options.plan, onSend})
         },
         {urgent: true, signal: era},
       )
@@ -675,7 +684,7 @@ export class PoolLifecycle {
     }
     if (result.outcome === 'written') this.landed(name, overdue, result.pool)
     // An earlier write of unknown outcome had landed: this attempt found the mark already there.
-    else if (overdue.unsettled && result.outcome !== 'not-found' && this.isOurMark(result.pool)) this.landed(name, overdue, result.pool)
+    else if (overdue.unsettled && result.outcome !== 'not-found' && this.isOurWrite(result.pool, overdue)) this.landed(name, overdue, result.pool)
   }
 
   /**
@@ -696,7 +705,7 @@ export class PoolLifecycle {
     } catch {
       return false
     }
-    if (pool === undefined || !this.isOurMark(pool)) {
+    if (pool === undefined || !this.isOurWrite(pool, overdue)) {
       overdue.unsettled = false
       return false
     }
@@ -708,6 +717,16 @@ export class PoolLifecycle {
   private isOurMark(pool: Pool): boolean {
     const ready = pool.status?.conditions?.find((c) => c.type === 'Ready')
     return ready?.status === 'Unknown' && ready.reason === this.options.kind.unknownReason
+  }
+
+  /**
+   * Whether the pool carries a mark this spell sent: the kind's Unknown with one of the
+   * lastTransitionTimes it wrote (where the API keeps that field; else the kind's Unknown will do).
+   */
+  private isOurWrite(pool: Pool, overdue: Overdue): boolean {
+    if (!this.isOurMark(pool)) return false
+    const stamp = pool.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime
+    return stamp == null || overdue.sentStamps === undefined || overdue.sentStamps.includes(stamp)
   }
 
   /** A mark of ours landed: absorbed, logged, Evented and counted, once. */

@@ -76,6 +76,11 @@ describe('the fault simulator', function () {
       expect(r.classes).to.deep.equal(['watch-lag'])
     })
 
+    it('seed 63928, 2 replicas, a leader paused while its Unknown write hung: the new leader\'s mark of that pool is not taken for the paused one\'s write of unknown outcome (was landed once, reported and Evented twice)', async () => {
+      const r = await fixed(63928)
+      expect(r.classes).to.deep.equal(['controller-pause', 'write-fail'])
+    })
+
     for (const [seed, what] of [
       [50740, 'refused writes for minutes, 3 replicas: 4 dead pools were marked 12 s past their bound'],
       [50140, 'refused writes, 3 replicas: one 2.4 s past'],
