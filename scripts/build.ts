@@ -24,7 +24,7 @@ import {isBuiltin} from 'node:module'
 import {rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {completionCommands} from '../src/cli/completion-tree.ts'
+import {completionCommands} from '../src/cli/completion/completion-tree.ts'
 import {keepOwnSourceMaps} from './src-only-source-maps.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))

@@ -6,8 +6,8 @@
  * answer of a completer that fails, so a listing that fails offers no names and keeps the rest.
  */
 import {readFileSync} from 'node:fs'
-import type {CompletionCommand} from './completion-tree.ts'
-import {cobraOutput, kubectlCompletion} from './kubectl-completion.ts'
+import type {CompletionCommand} from './completion/completion-tree.ts'
+import {cobraOutput, kubectlCompletion} from './completion/kubectl-completion.ts'
 
 /** Written by scripts/build.ts from oclif's commands, through completionCommands(). */
 const TABLE = new URL('./completion-tree.json', import.meta.url)

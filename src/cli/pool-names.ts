@@ -7,7 +7,7 @@
  */
 import {POOL_KIND_NAMES, POOL_KINDS, type PoolKindName} from '../core/index.ts'
 import {poolNames} from '../kube/stores/pool-snapshot.ts'
-import {POOL_NAMES_TIMEOUT_MS} from './completion-tree.ts'
+import {POOL_NAMES_TIMEOUT_MS} from './completion/completion-tree.ts'
 import {openSession} from './kube-session.ts'
 
 export interface PoolNamesOptions {

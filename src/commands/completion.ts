@@ -1,6 +1,6 @@
 import {Args, Command} from '@oclif/core'
-import {COMPLETION_SHELLS, completionScript} from '../cli/completion-script.ts'
-import {completionCommands, POOL_NAMES_TIMEOUT_MS} from '../cli/completion-tree.ts'
+import {COMPLETION_SHELLS, completionScript} from '../cli/completion/completion-script.ts'
+import {completionCommands, POOL_NAMES_TIMEOUT_MS} from '../cli/completion/completion-tree.ts'
 
 export default class Completion extends Command {
   static override summary = 'Print the shell completion script for bash or zsh.'

@@ -1,9 +1,9 @@
 /**
- * The sandbox's table: `pool status`'s own columns and cells (src/cli/pool-status-rows.ts, rendered by
+ * The sandbox's table: `pool status`'s own columns and cells (src/cli/report/pool-status-rows.ts, rendered by
  * src/cli/table.ts), with a selection column in front and, behind, what the sandbox did to the pool's
  * poollet and runtime, so cause and effect sit on one line.
  */
-import {STATUS_HEADERS, statusCells} from '../cli/pool-status-rows.ts'
+import {STATUS_HEADERS, statusCells} from '../cli/report/pool-status-rows.ts'
 import {renderTable, type CellInput} from '../cli/table.ts'
 import type {PoolActor} from './pool-actor.ts'
 import type {PoolBoard} from './pool-board.ts'

@@ -1,14 +1,14 @@
 /**
  * The completion script's candidates function run by a real shell, against a stand-in ironpool that
  * records how `pool names` was called and prints two names: shared by the script's own tests and by
- * the check that its JavaScript twin (src/cli/completion-candidates.ts) offers the same.
+ * the check that its JavaScript twin (src/cli/completion/completion-candidates.ts) offers the same.
  */
 import {execFileSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import {completionScript, type CompletionCommand, type CompletionShell} from '../../src/cli/completion-script.ts'
+import {completionScript, type CompletionCommand, type CompletionShell} from '../../src/cli/completion/completion-script.ts'
 
 /** A command table with topics, flags with and without fixed values, short names and pool arguments. */
 export const COMPLETION_COMMANDS: CompletionCommand[] = [

@@ -33,7 +33,7 @@ export default class DryRunReport extends Command {
         import('../../cli/kube-session.ts'),
         import('../../kube/stores/served-kinds.ts'),
         import('../../kube/stores/verdict-events.ts'),
-        import('../../cli/agreement-report.ts'),
+        import('../../cli/report/agreement-report.ts'),
       ])
       session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
       const kinds = await servedKinds(session.kc, Object.values(POOL_KINDS), flags.kind?.map((name) => POOL_KINDS[name]))

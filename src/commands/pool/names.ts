@@ -1,5 +1,5 @@
 import {Command, Flags} from '@oclif/core'
-import {POOL_NAMES_TIMEOUT_MS} from '../../cli/completion-tree.ts'
+import {POOL_NAMES_TIMEOUT_MS} from '../../cli/completion/completion-tree.ts'
 import {withEnv} from '../../cli/flags.ts'
 import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
 import {POOL_KIND_NAMES} from '../../core/index.ts'

@@ -4,7 +4,7 @@ import {failUsage, withEnv} from '../../cli/flags.ts'
 import type {KubeSession} from '../../cli/kube-session.ts'
 import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
 import {OperatorError} from '../../cli/operator-errors.ts'
-import {OUTPUT_FORMATS, type PoolStatusResult} from '../../cli/pool-status-printer.ts'
+import {OUTPUT_FORMATS, type PoolStatusResult} from '../../cli/report/pool-status-printer.ts'
 import type {PoolWatchOptions} from '../../kube/watch/pool-view-watch.ts'
 import type {SignalHandler} from '../../runtime/signals.ts'
 import {dryRunNote, POOL_KIND_NAMES, POOL_KINDS, poolView, WOULD_MARK_REASON, type VerdictSighting} from '../../core/index.ts'
@@ -46,7 +46,7 @@ export default class PoolStatus extends Command {
         import('../../kube/stores/pool-snapshot.ts'),
         import('../../kube/stores/controller-view-notes.ts'),
         import('../../kube/stores/served-schema.ts'),
-        import('../../cli/pool-status-printer.ts'),
+        import('../../cli/report/pool-status-printer.ts'),
         import('../../kube/stores/probe-event-notes.ts'),
       ])
       const {verdictEvents} = await import('../../kube/stores/verdict-events.ts')

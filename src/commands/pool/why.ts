@@ -27,7 +27,7 @@ export default class PoolWhyCommand extends Command {
         import('../../kube/stores/served-kinds.ts'),
         import('../../kube/stores/pool-snapshot.ts'),
         import('../../kube/stores/verdict-events.ts'),
-        import('../../cli/pool-why-report.ts'),
+        import('../../cli/report/pool-why-report.ts'),
       ])
       session = openSession({kubeconfig: flags.kubeconfig, context: flags.context})
       const wanted = flags.kind === undefined ? undefined : [POOL_KINDS[flags.kind]]

@@ -1,7 +1,7 @@
 /** `ironpool lease inspect` as a real process against the real API server. */
 import {V1MicroTime} from '@kubernetes/client-node'
 import {expect} from 'chai'
-import type {LeaseInspection} from '../../../src/cli/lease-inspection.ts'
+import type {LeaseInspection} from '../../../src/cli/report/lease-inspection.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {runCli} from '../../support/cli.ts'
 import {agesBetween, createToolsWorld, timed, type ToolsWorld} from './fixtures.ts'

@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {completionCandidates} from '../../../src/cli/completion-candidates.ts'
+import {completionCandidates} from '../../../src/cli/completion/completion-candidates.ts'
 import {COMPLETION_COMMANDS, completionShellRig, shellInstalled, STUB_POOL_NAMES, type CompletionShellRig} from '../../support/completion-shell.ts'
 
 interface Case {

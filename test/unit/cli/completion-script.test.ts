@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
-import {completionScript} from '../../../src/cli/completion-script.ts'
+import {completionScript} from '../../../src/cli/completion/completion-script.ts'
 import {COMPLETION_COMMANDS as COMMANDS, completionShellRig, shellInstalled, type CompletionShellRig} from '../../support/completion-shell.ts'
 
 describe('completion-script: bash and zsh completion of ironpool', () => {

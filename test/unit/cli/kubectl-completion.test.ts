@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {cobraOutput, DIRECTIVE, kubectlCompletion} from '../../../src/cli/kubectl-completion.ts'
+import {cobraOutput, DIRECTIVE, kubectlCompletion} from '../../../src/cli/completion/kubectl-completion.ts'
 import {poolNamesOptions} from '../../../src/cli/pool-names.ts'
 import {COMPLETION_COMMANDS} from '../../support/completion-shell.ts'
 

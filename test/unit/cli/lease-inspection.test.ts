@@ -1,6 +1,6 @@
 import {expect} from 'chai'
-import {inspectLease} from '../../../src/cli/lease-inspection.ts'
-import {leaseReport} from '../../../src/cli/lease-report.ts'
+import {inspectLease} from '../../../src/cli/report/lease-inspection.ts'
+import {leaseReport} from '../../../src/cli/report/lease-report.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import type {Lease, Pool} from '../../../src/core/types.ts'
 

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
-import {PoolStatusPrinter} from '../../../src/cli/pool-status-printer.ts'
-import {skewNotes, statusCells} from '../../../src/cli/pool-status-rows.ts'
+import {PoolStatusPrinter} from '../../../src/cli/report/pool-status-printer.ts'
+import {skewNotes, statusCells} from '../../../src/cli/report/pool-status-rows.ts'
 import type {Cell} from '../../../src/cli/table.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {poolView, type PoolView} from '../../../src/core/lifecycle/pool-view.ts'

@@ -3,7 +3,7 @@
  * Pure: computed from what was read and the local clock, so a unit test covers every case. Ages and
  * expiry compare a poollet's timestamps with the local clock and are display only.
  */
-import {holderMatchesPool, poolView, type PoolKind, type ConditionStatus, type Lease, type Pool} from '../core/index.ts'
+import {holderMatchesPool, poolView, type PoolKind, type ConditionStatus, type Lease, type Pool} from '../../core/index.ts'
 
 export interface LeaseInspection {
   kind: PoolKind['name']

@@ -4,9 +4,9 @@
  * one row per change under the same columns; JSON as one object per line, YAML as one document per view.
  */
 import {stringify} from 'yaml'
-import type {PoolView} from '../core/index.ts'
+import type {PoolView} from '../../core/index.ts'
 import {STATUS_HEADERS, WIDE_HEADERS, skewNotes, statusCells} from './pool-status-rows.ts'
-import {formatRow, renderTable} from './table.ts'
+import {formatRow, renderTable} from '../table.ts'
 
 export const OUTPUT_FORMATS = ['wide', 'json', 'yaml'] as const
 export type OutputFormat = 'table' | (typeof OUTPUT_FORMATS)[number]

@@ -1,6 +1,6 @@
 /** `pool why` as an operator reads it: the answer first, then the record's facts, one per line. */
 import {stringify} from 'yaml'
-import {formatDuration, type PoolWhy, type VerdictRecord} from '../core/index.ts'
+import {formatDuration, type PoolWhy, type VerdictRecord} from '../../core/index.ts'
 
 const ms = (n: number) => formatDuration(Math.round(n))
 

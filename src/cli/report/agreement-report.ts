@@ -1,7 +1,7 @@
 /** `dry-run report` as an operator reads it: the agreement in one line, then each pool paired or not. */
 import {stringify} from 'yaml'
-import {formatDuration, type Agreement, type MarkSighting} from '../core/index.ts'
-import {renderTable} from './table.ts'
+import {formatDuration, type Agreement, type MarkSighting} from '../../core/index.ts'
+import {renderTable} from '../table.ts'
 
 const iso = (at: number) => new Date(at).toISOString()
 const signed = (ms: number) => `${ms < 0 ? '-' : '+'}${formatDuration(Math.abs(Math.round(ms)))}`

@@ -2,9 +2,9 @@
  * `pool status` rows from the core's pool view: the table cells (plain or wide) and the skew notes.
  * The JSON and YAML output is the view itself, so a script sees the same fields the table is made of.
  */
-import {formatAge, type PoolView} from '../core/index.ts'
-import {readyPaint} from './colour.ts'
-import type {CellInput} from './table.ts'
+import {formatAge, type PoolView} from '../../core/index.ts'
+import {readyPaint} from '../colour.ts'
+import type {CellInput} from '../table.ts'
 
 export const STATUS_HEADERS = ['NAME', 'KIND', 'READY', 'REASON', 'SINCE', 'HOLDER', 'RENEWED', 'LEASE', 'EXPIRED'] as const
 export const WIDE_HEADERS = [...STATUS_HEADERS, 'MESSAGE', 'NOTES'] as const

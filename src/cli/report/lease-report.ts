@@ -1,5 +1,5 @@
 /** The text of `lease inspect`: label and value per line, kubectl describe style, problems last. */
-import {formatAge} from '../core/index.ts'
+import {formatAge} from '../../core/index.ts'
 import type {LeaseInspection} from './lease-inspection.ts'
 
 const NONE = '<none>'
