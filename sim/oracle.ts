@@ -3,9 +3,14 @@
  * whose requests were spoilt on their own link) and checks the two promises and the engine's bookkeeping.
  *
  * (S) No live pool marked. A mark that lands at t on a pool whose poollet was neither dead nor paused
- *     in [t − G, t] is a false Unknown, unless every request that poollet sent in that window was
- *     spoilt on its own link (its node was cut off: Unknown is then the truth). Trouble of the API as a
- *     whole (stalls, refused writes, slowness) excuses nothing: the controller must see it.
+ *     in [t − G, t] is a false Unknown, unless that poollet could not have renewed: over the last G of
+ *     clear time before t (time outside stalls and refused writes, which the controller must see and
+ *     cut out of the silence it counts), it renewed nothing, it tried at its cadence (no 20 s of clear
+ *     time without a request), and every write it sent was spoilt on its own link, save those an
+ *     API-wide fault decided (a stall or refused writes within the request's deadline), which count
+ *     for neither side, as do reads and conflicts (neither a read that got through nor a write that
+ *     met a conflict renews anything). Its node was then cut off, and Unknown is the truth. A poollet whose tries all
+ *     fall into stalls is not excused: it leaves clear time untried, which is the phase-locked break.
  * (L) Every dead pool marked within its bound: by the instant at which the time since its death,
  *     minus the time impaired by faults that blind a controller (each fault's interval and what
  *     follows it, impairedUntil()), reaches G + slack. The pool's own failing writes impair it alone.
@@ -53,6 +58,9 @@ export function impairedUntil(f: Fault, gracePeriodMs: number): number {
   }
 }
 
+/** The poollets' request deadline: a request sent this long before API-wide trouble may be decided by it. */
+const POOLLET_DEADLINE_MS = 10_000
+
 /** Confirm, queue, write, and a retry: added to the grace period in the bound. */
 export const BOUND_SLACK_MS = 30_000
 
@@ -84,8 +92,8 @@ export class Oracle {
   readonly dead: DeadPool[] = []
   readonly stranded: Stranded[] = []
   private readonly strandedSeen = new Set<string>()
-  /** Per pool: the lease requests its poollet sent (time, spoilt on its own link). */
-  private readonly sent = new Map<number, {at: number; spoilt: boolean}[]>()
+  /** Per pool: the lease requests its poollet sent (time, a write or a read, spoilt on its own link). */
+  private readonly sent = new Map<number, {at: number; write: boolean; spoilt: boolean; conflict?: true}[]>()
   private readonly status = new Map<string, string | undefined>()
   /** Per pool: marks that landed, by replica. */
   readonly landed = new Map<string, number>()
@@ -95,6 +103,10 @@ export class Oracle {
   private readonly killedAt = new Map<number, number>()
   private readonly pauses: Map<number, Interval[]>
   private readonly impaired: Interval[]
+  /** Stalls and refused writes: API-wide trouble that decides a poollet's request whatever its link does. */
+  private readonly apiDown: Interval[]
+  /** Per pool: when its poollet's last renewal committed. */
+  private readonly renewedAt = new Map<number, number>()
 
   private readonly names: (pool: number) => string
 
@@ -106,6 +118,7 @@ export class Oracle {
     this.pauses = new Map()
     for (const f of scenario.faults) if (f.class === 'poollet-pause') this.pauses.set(f.pool, [...(this.pauses.get(f.pool) ?? []), [f.start, f.end]])
     this.impaired = merge(scenario.faults.filter((f) => impairsController(f)).map((f) => [f.start, impairedUntil(f, gracePeriodMs)]))
+    this.apiDown = merge(scenario.faults.filter((f) => f.class === 'stall' || f.class === 'refuse-writes').map((f): Interval => [f.start, f.end]))
   }
 
   died(pool: number, at: number): void {
@@ -123,13 +136,21 @@ export class Oracle {
   requestSent(by: PartyRef, op: string, at: number, outcome: string): void {
     if (by.role !== 'poollet' || !op.includes('lease')) return
     const log = this.sent.get(by.index) ?? []
-    log.push({at, spoilt: outcome !== 'ok'})
-    // Only the last grace period (and some) is ever asked about.
-    while (log.length > 0 && log[0]!.at < at - 2 * this.g) log.shift()
+    log.push({at, write: !op.startsWith('get '), spoilt: outcome !== 'ok'})
+    // Only the last grace period of clear time (and some) is ever asked about.
+    const oldest = clearSince(this.apiDown, at, 2 * this.g)
+    while (log.length > 0 && log[0]!.at < oldest) log.shift()
     this.sent.set(by.index, log)
   }
 
+  requestConflicted(by: PartyRef, op: string, at: number): void {
+    if (by.role !== 'poollet' || !op.includes('lease')) return
+    const request = this.sent.get(by.index)?.findLast((r) => r.at === at)
+    if (request !== undefined) request.conflict = true
+  }
+
   committed(event: WatchEvent, by: PartyRef, at: number): void {
+    if (event.resource === 'leases' && by.role === 'poollet') this.renewedAt.set(by.index, at)
     if (event.resource !== 'pools') return
     const pool = event.object
     const name = pool.metadata.name
@@ -150,11 +171,22 @@ export class Oracle {
     this.falseUnknowns.push({pool: index, at})
   }
 
-  /** Whether a mark at t of a live pool is the truth: its poollet was paused, or cut off from the API entirely. */
+  /** Whether a mark at t of a live pool is the truth: its poollet was paused, or could not have renewed (see S). */
   private excused(pool: number, t: number): boolean {
     if ((this.pauses.get(pool) ?? []).some(([s, e]) => s < t && e > t - this.g)) return true
-    const window = (this.sent.get(pool) ?? []).filter((r) => r.at >= t - this.g && r.at <= t)
-    return window.length > 0 && window.every((r) => r.spoilt)
+    const from = clearSince(this.apiDown, t, this.g)
+    if ((this.renewedAt.get(pool) ?? -Infinity) >= from) return false
+    const window = (this.sent.get(pool) ?? []).filter((r) => r.at >= from && r.at <= t)
+    const decidedByApi = (at: number) => overlaps(this.apiDown, at, at + POOLLET_DEADLINE_MS)
+    // A read that got through renews nothing, nor does a write that met a conflict (its own earlier
+    // write landed unanswered, the Lease moved on: only a read that gets through mends that).
+    if (!window.every((r) => r.spoilt || !r.write || r.conflict === true || decidedByApi(r.at))) return false
+    let last = from
+    for (const at of [...window.map((r) => r.at), t]) {
+      if (clearTime(this.apiDown, last, at) > SETTLE_MS) return false
+      last = at
+    }
+    return window.some((r) => r.spoilt)
   }
 
   /** A Ready=Unknown mark reported by a replica (its log, Event and counter go together). */
@@ -223,4 +255,31 @@ export function clearBy(intervals: Interval[], from: number, need: number): numb
     t = Math.max(t, e)
   }
   return t + left
+}
+
+/** The latest instant s ≤ `to` such that [s, to] holds `need` ms outside the (merged) intervals. */
+export function clearSince(intervals: Interval[], to: number, need: number): number {
+  let t = to
+  let left = need
+  for (let i = intervals.length - 1; i >= 0; i--) {
+    const [s, e] = intervals[i]!
+    if (s >= t) continue
+    if (e < t) {
+      if (t - e >= left) return t - left
+      left -= t - e
+    }
+    t = Math.min(t, s)
+  }
+  return t - left
+}
+
+/** How much of [from, to] lies outside the (merged) intervals. */
+export function clearTime(intervals: Interval[], from: number, to: number): number {
+  let covered = 0
+  for (const [s, e] of intervals) covered += Math.max(0, Math.min(e, to) - Math.max(s, from))
+  return Math.max(0, to - from - covered)
+}
+
+function overlaps(intervals: Interval[], from: number, to: number): boolean {
+  return intervals.some(([s, e]) => s < to && e > from)
 }

@@ -80,6 +80,7 @@ export async function runSeed(seed: number, options: RunOptions = {}): Promise<S
       options.onSent?.(by, op, at)
       oracle.requestSent(by, op, at, outcome)
     },
+    conflicted: (by, op, at) => oracle.requestConflicted(by, op, at),
   }
   const harness = {role: 'controller', index: -1} as const
   const ready = {type: READY_CONDITION, status: 'True' as const, reason: 'HeartbeatReceived', message: KIND.readyMessage, observedGeneration: 1}

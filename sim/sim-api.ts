@@ -22,6 +22,8 @@ export interface ApiObserver {
   committed?(event: WatchEvent, by: PartyRef, at: number): void
   /** A request of party sent at `at` whose fate on the party's own link is `outcome`. */
   sent?(by: PartyRef, op: string, at: number, outcome: 'ok' | 'reset' | 'lost'): void
+  /** The request of party sent at `at` met a conflict: the object had moved on since the party read it. */
+  conflicted?(by: PartyRef, op: string, at: number): void
 }
 
 export interface Party {
@@ -133,6 +135,7 @@ export class SimApi {
             const value = op.apply()
             answer = () => resolve(value)
           } catch (error) {
+            if (error instanceof ConflictError) this.observer.conflicted?.(party.ref, op.name, sentAt)
             answer = () => reject(error instanceof Error ? error : new Error(String(error)))
           }
         }

@@ -1,0 +1,95 @@
+/**
+ * The simulator's judge of promise S (no live pool marked): when a mark of a live pool is the truth
+ * because its poollet could not have renewed, and when it is a false Unknown. Each case is a history
+ * of one poollet's requests told to the Oracle as sim-api tells them, then a mark.
+ */
+import {expect} from 'chai'
+import {Oracle} from '../../../sim/oracle.ts'
+import type {Fault} from '../../../sim/faults.ts'
+import type {Scenario} from '../../../sim/schedule.ts'
+import {READY_CONDITION} from '../../../src/core/pool-kinds.ts'
+
+const S = 1_000
+const G = 50 * S
+const POOLLET = {role: 'poollet', index: 0} as const
+const CONTROLLER = {role: 'controller', index: 0} as const
+
+type Request = {at: number; op?: 'get' | 'update'; outcome?: 'ok' | 'reset' | 'lost'; conflict?: boolean}
+
+/** One poollet's history (its last renewal, then its requests), then a mark at markAt: false Unknowns. */
+function judge(faults: Fault[], renewedAt: number, requests: Request[], markAt: number): number {
+  const scenario: Scenario = {seed: 0, pools: 1, replicas: 1, durationMs: 900 * S, classes: [...new Set(faults.map((f) => f.class))], faults, deaths: [], recreations: []}
+  const oracle = new Oracle(scenario, G, (name) => (name === 'pool-0' ? 0 : undefined), (i) => `pool-${i}`)
+  const lease = {name: 'pool-0', namespace: 'ironcore-machinepool-leases', resourceVersion: '1', spec: {}}
+  oracle.committed({resource: 'leases', type: 'upsert', object: lease, rv: 1}, POOLLET, renewedAt)
+  for (const r of requests) {
+    const op = `${r.op ?? 'update'} lease ironcore-machinepool-leases/pool-0`
+    oracle.requestSent(POOLLET, op, r.at, r.outcome ?? 'ok')
+    if (r.conflict === true) oracle.requestConflicted(POOLLET, op, r.at)
+  }
+  const pool = (status: 'True' | 'Unknown') => ({apiVersion: 'compute.ironcore.dev/v1alpha1', kind: 'MachinePool', metadata: {name: 'pool-0'}, status: {conditions: [{type: READY_CONDITION, status, reason: status === 'True' ? 'HeartbeatReceived' : 'NodeStatusUnknown', message: ''}]}})
+  oracle.committed({resource: 'pools', type: 'upsert', object: pool('True'), rv: 2}, CONTROLLER, 0)
+  oracle.committed({resource: 'pools', type: 'upsert', object: pool('Unknown'), rv: 3}, CONTROLLER, markAt)
+  return oracle.falseUnknowns.length
+}
+
+/** Writes every `every` ms in [from, to), each spoilt on the poollet's own link. */
+function lostEvery(from: number, to: number, every: number): Request[] {
+  const out: Request[] = []
+  for (let at = from; at < to; at += every) out.push({at, outcome: 'lost'})
+  return out
+}
+
+const stall = (start: number, end: number): Fault => ({class: 'stall', start, end})
+
+describe('the oracle of promise S: a live pool marked, excused only if its poollet could not have renewed', () => {
+  it('every write lost on its own link: the mark is the truth', () => {
+    expect(judge([], 50 * S, lostEvery(55 * S, 110 * S, 10 * S), 110 * S)).to.equal(0)
+  })
+
+  it('one write that got through in clear time and met no conflict: a false Unknown (it could have renewed)', () => {
+    const requests = lostEvery(55 * S, 110 * S, 10 * S)
+    requests[2] = {at: requests[2]!.at, outcome: 'ok'}
+    expect(judge([], 50 * S, requests, 110 * S)).to.equal(1)
+  })
+
+  it('cut off in clear time, one write hung in a stall: the stalled write counts for neither side, the mark is the truth (seed 67557)', () => {
+    // The stall is cut out of the silence, so the clear grace period reaches back before it.
+    const requests = [...lostEvery(55 * S, 98 * S, 10 * S), {at: 98.7 * S}, ...lostEvery(116 * S, 126 * S, 10 * S)]
+    expect(judge([stall(100 * S, 115.6 * S)], 50 * S, requests, 126 * S)).to.equal(0)
+  })
+
+  it('a renewal that committed within the clear grace period: a false Unknown, however the other requests fared', () => {
+    expect(judge([stall(100 * S, 115.6 * S)], 70 * S, lostEvery(75 * S, 126 * S, 5 * S), 126 * S)).to.equal(1)
+  })
+
+  it('every try landing in a stall and none spoilt (ticks phase-locked onto stalls): a false Unknown', () => {
+    const faults: Fault[] = []
+    const requests: Request[] = []
+    for (let t = 60 * S; t < 200 * S; t += 20 * S) {
+      faults.push(stall(t, t + 14 * S))
+      requests.push({at: t + 1 * S})
+    }
+    expect(judge(faults, 50 * S, requests, 200 * S)).to.equal(1)
+  })
+
+  it('one try lost in clear time, one hung in a stall, then more than a heartbeat and a deadline of clear time untried: a false Unknown', () => {
+    const requests: Request[] = [{at: 60 * S, outcome: 'lost'}, {at: 63 * S}]
+    expect(judge([stall(62 * S, 72 * S)], 45 * S, requests, 110 * S)).to.equal(1)
+  })
+
+  it('a read that got through renews nothing: with every write lost the mark is the truth', () => {
+    const requests = lostEvery(55 * S, 110 * S, 10 * S).flatMap((r): Request[] => [{at: r.at - 4, op: 'get'}, r])
+    expect(judge([], 50 * S, requests, 110 * S)).to.equal(0)
+  })
+
+  it('a write that got through and met a conflict (its own earlier write landed unanswered) renews nothing: the mark is the truth', () => {
+    const requests = lostEvery(55 * S, 110 * S, 10 * S)
+    requests[1] = {at: requests[1]!.at, conflict: true}
+    expect(judge([], 50 * S, requests, 110 * S)).to.equal(0)
+  })
+
+  it('a poollet that tried nothing in its window: a false Unknown', () => {
+    expect(judge([], 50 * S, [], 110 * S)).to.equal(1)
+  })
+})
