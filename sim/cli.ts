@@ -48,7 +48,7 @@ function describe(r: SimResult): string {
   parts.push(`dead ${r.dead.length}, marked ${r.dead.filter((d) => d.markedAt !== undefined).length}, late ${r.late.length}${r.late.length > 0 ? ` (${r.late.slice(0, 5).map((d) => `pool-${d.pool} died ${(d.diedAt / 1000).toFixed(1)} s, bound ${((d.boundAt - d.diedAt) / 1000).toFixed(1)} s, marked ${d.markedAt === undefined ? 'never' : `after ${((d.markedAt - d.diedAt) / 1000).toFixed(1)} s`}`).join('; ')})` : ''}`)
   parts.push(`stranded ${r.stranded.length}${r.stranded.length > 0 ? ` (${r.stranded.slice(0, 5).map((s) => `${s.pool} at ${(s.at / 1000).toFixed(1)} s`).join(', ')})` : ''}`)
   parts.push(`misreported ${r.misreported.length}${r.misreported.length > 0 ? ` (${JSON.stringify(r.misreported.slice(0, 3))})` : ''}`)
-  parts.push(`replica restarts ${r.restarts}`)
+  parts.push(`replica restarts ${r.restarts}, leaderships lost ${r.losses}`)
   return parts.join('; ')
 }
 

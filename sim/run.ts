@@ -30,6 +30,8 @@ export interface SimResult {
   misreported: ReturnType<Oracle['misreported']>
   marks: number
   restarts: number
+  /** Leaderships lost, over all replicas. */
+  losses: number
   requests: number
   simulatedMs: number
 }
@@ -170,6 +172,7 @@ export async function runSeed(seed: number, options: RunOptions = {}): Promise<S
     misreported: oracle.misreported(),
     marks: oracle.marks,
     restarts: replicas.reduce((n, r) => n + r.restarts, 0),
+    losses: replicas.reduce((n, r) => n + r.losses, 0),
     requests,
     simulatedMs: scenario.durationMs,
   }

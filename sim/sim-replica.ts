@@ -31,7 +31,6 @@ import {PartyClock, type SimClock} from './sim-clock.ts'
 /** As kind-controller.ts: the deadline of an Unknown write. */
 const UNKNOWN_WRITE_TIMEOUT_MS = 5_000
 export const LEADER_NAMESPACE = 'ironpool-system'
-const RESTART_DELAY_MS = 1_000
 
 export interface ReplicaHooks {
   event(replica: number, event: PoolEvent): void
@@ -64,7 +63,7 @@ class ReplicaProcess {
   private readonly caches: SimCache[]
   leading = false
 
-  constructor(o: SimReplicaOptions, onExit: () => void) {
+  constructor(o: SimReplicaOptions, onLost: () => void) {
     const {sim, api, kind, index, gracePeriodMs, logger} = o
     this.clock = new PartyClock(sim)
     const clock = this.clock
@@ -152,11 +151,12 @@ class ReplicaProcess {
       })
       void elector.run(this.stop.signal).then(async (result) => {
         if (result !== 'lost') return
-        // LeadershipLostError: the writes in flight finish and settle, then the process exits.
+        // As the manager: the writes in flight end on their era's signal and are awaited, and the
+        // replica is a standby again, caches and evidence kept; it campaigns anew once warmed up.
+        onLost()
         lead(false)
-        await engine.lifecycle.close()
-        this.exit()
-        onExit()
+        await engine.lifecycle.drain()
+        if (!this.stop.signal.aborted) warmedUp()
       })
     }
     // As the controller's wiring: with leader election, a replica campaigns only once its own
@@ -186,7 +186,11 @@ class ReplicaProcess {
 export class SimReplica {
   private readonly o: SimReplicaOptions
   process: ReplicaProcess | undefined
+  /** Starts after the first: the schedule's restarts (a replica that loses leadership does not exit). */
   restarts = 0
+  /** Leaderships lost (each a return to standby). */
+  losses = 0
+  private started = false
 
   constructor(o: SimReplicaOptions) {
     this.o = o
@@ -201,11 +205,9 @@ export class SimReplica {
 
   start(): void {
     if (this.process !== undefined) return
-    this.process = new ReplicaProcess(this.o, () => {
-      this.process = undefined
-      this.restarts++
-      this.o.sim.at(this.o.sim.now() + RESTART_DELAY_MS, () => this.start())
-    })
+    if (this.started) this.restarts++
+    this.started = true
+    this.process = new ReplicaProcess(this.o, () => this.losses++)
   }
 
   kill(): void {

@@ -129,7 +129,19 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
     }],
   ])
   const healthz = new Map([['engine', () => {}]])
-  const manager = new Manager({logger, leaderElection: election})
+  // A replica campaigns only once its own evidence is a grace period old: a grace period of whole
+  // view (blind time not counted) since its grace periods last started afresh, before its first
+  // campaign and before each after a lost leadership. A new leader keeps what its process saw as a
+  // standby; one that has seen nothing yet would take a grace period to judge anyway. So a restarted
+  // replica does not win over a standby that has watched for long (the simulator's seed 1120: a fresh
+  // process winning after every stall held a dead pool past its bound; seed 50740: one restarted
+  // while writes were refused had waited a grace period, blind all along). Leadership comes a grace
+  // period after start; the first marks do not.
+  const warmUpTickMs = sightTimings(wiring.gracePeriodMs).tickMs
+  const campaignWhen = async (runSignal: AbortSignal) => {
+    while (!kinds.every((k) => k.lifecycle.evidenceAgeMs() >= wiring.gracePeriodMs)) await sleep(systemClock, warmUpTickMs, runSignal)
+  }
+  const manager = new Manager({logger, leaderElection: election, campaignWhen})
   const secure = wiring.metricsSecure === undefined || wiring.metricsAddress === undefined ? undefined : await (await import('./secure-metrics.ts')).secureMetrics(wiring.kubeConfig, wiring.metricsSecure.certDir, logger)
   for (const server of observeServers({metricsAddress: wiring.metricsAddress, probeAddress: wiring.probeAddress, metrics: registry, healthz, readyz, logger, ...(secure !== undefined && {secureMetrics: secure})})) {
     manager.add(server)
@@ -137,24 +149,6 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   manager.add({name: 'sight', group: 'caches', start: (runSignal) => sight.run(runSignal)})
   for (const k of kinds) for (const cache of k.caches) manager.add(cache)
   for (const k of kinds) manager.add(k.engine)
-  if (election !== undefined) {
-    // A replica campaigns only once its own evidence is a grace period old: a grace period of whole
-    // view (blind time not counted) since its grace periods last started afresh. A new leader keeps
-    // what its process saw as a standby; one that has seen nothing yet would take a grace period to
-    // judge anyway. So a restarted replica does not win over a standby that has watched for long
-    // (the simulator's seed 1120: a fresh process winning after every stall held a dead pool past its
-    // bound; seed 50740: one restarted while writes were refused had waited a grace period, blind all
-    // along). Leadership comes a grace period after start; the first marks do not.
-    const warmUpTickMs = sightTimings(wiring.gracePeriodMs).tickMs
-    manager.add({
-      name: 'evidence warm-up',
-      group: 'others',
-      start: (runSignal) => new Promise<void>((resolve) => runSignal.addEventListener('abort', () => resolve(), {once: true})),
-      waitReady: async (runSignal) => {
-        while (!kinds.every((k) => k.lifecycle.evidenceAgeMs() >= wiring.gracePeriodMs)) await sleep(systemClock, warmUpTickMs, runSignal)
-      },
-    })
-  }
   if (wiring.approvePoolletCsrs) {
     // The approver's X.509 parsing (half a megabyte of code) loads only when it is asked for.
     const {csrApproval} = await import('./csr-approval.ts')

@@ -225,8 +225,10 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
       lifecycle.setLeader(true)
       await new Promise((resolve) => signal.addEventListener('abort', resolve, {once: true}))
       leading = false
+      // Leadership lost or the process stopping: the writes in flight end on their era's signal.
+      // The engine lives on (a standby keeps its evidence and may lead again), so it is not closed.
       lifecycle.setLeader(false)
-      await lifecycle.close()
+      await lifecycle.drain()
     },
   }
   return {kind, caches, engine, view, lifecycle}

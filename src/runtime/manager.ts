@@ -4,12 +4,22 @@
  *
  *   start: servers → caches → others (each group waits for the previous one's waitReady), then the
  *          leader-only runnables once leadership is won (at once without leader election);
+ *   lost:  the leader-only runnables are stopped (under the shutdown deadline), and the replica is a
+ *          standby again: caches, sight and evidence kept, it campaigns anew (campaignWhen first);
  *   stop:  leader-only → leader election (so the Lease is released only after writes ended) →
  *          others → caches → servers, all under one deadline.
  *
+ * Where controller-runtime exits on lost leadership (its goroutines cannot be stopped for sure), the
+ * leader-only work here ends on its signal and is awaited: a replica that exited started again with
+ * nothing and waited a grace period of evidence before it could lead, so an outage that cost every
+ * replica its lease held dead pools a grace period past their bound (the simulator: seeds 66490 and
+ * 81099, plus CrashLoopBackOff's 10 s doubling on a real Deployment). Only leader-only work that
+ * outlives the deadline still ends the process.
+ *
  * run() resolves after a clean stop on its signal, and rejects with RunnableFailedError when a
- * runnable failed, LeadershipLostError when leadership was lost, or ShutdownTimeoutError when runnables
- * outlived the deadline: the command turns each rejection into a non-zero exit.
+ * runnable failed, LeadershipLostError when leadership was lost and leader-only work would not stop
+ * within the deadline, or ShutdownTimeoutError when runnables outlived the deadline: the command turns
+ * each rejection into a non-zero exit.
  */
 import {systemClock, type Clock, errorMessage, type Logger} from '../core/index.ts'
 import {LeadershipLostError, RunnableFailedError, ShutdownTimeoutError} from './errors.ts'
@@ -24,6 +34,8 @@ export interface ManagerOptions {
   shutdownTimeoutMs?: number
   /** Gates runnables with needLeaderElection. Absent: they start with the others. */
   leaderElection?: LeaderElection
+  /** Awaited before each campaign, the first and each after a lost leadership (e.g. evidence warm-up). */
+  campaignWhen?: (signal: AbortSignal) => Promise<void>
   /** Test seam for the shutdown deadline. Default: the system clock. */
   clock?: Clock
 }
@@ -90,7 +102,8 @@ export class Manager {
     }
 
     const groups: Group[] = RUNNABLE_GROUPS.map(() => newGroup())
-    const leaderOnly = newGroup()
+    // One group per term of leadership; the stop sequence stops whichever is current.
+    let leaderOnly = newGroup()
     const election = newGroup()
 
     for (const [i, name] of RUNNABLE_GROUPS.entries()) {
@@ -111,24 +124,30 @@ export class Manager {
     const startLeading = (leaderSignal: AbortSignal) => {
       if (reason !== undefined) return
       if (leaderElection !== undefined) logger.info({}, 'started leading')
-      const runSignal = AbortSignal.any([leaderOnly.controller.signal, leaderSignal])
-      for (const runnable of this.runnables.filter((r) => r.needLeaderElection)) launch(leaderOnly, runnable, runSignal)
+      const term = leaderOnly
+      const runSignal = AbortSignal.any([term.controller.signal, leaderSignal])
+      for (const runnable of this.runnables.filter((r) => r.needLeaderElection)) launch(term, runnable, runSignal)
     }
     if (reason === undefined && leaderElection !== undefined) {
       const entry: Running = {name: 'leader-election', finished: false, done: Promise.resolve()}
-      entry.done = Promise.resolve()
-        .then(() => leaderElection(election.controller.signal, startLeading))
-        .then(
-          (result) => {
-            if (result !== 'lost') return
-            // Stop writes before anything else awaits: the next leader may already be writing.
-            leaderOnly.controller.abort(new LeadershipLostError())
-            requestStop({kind: 'lost'})
-          },
-          (error: unknown) => {
-            if (!isCancellation(error, election.controller.signal)) fail('leader-election', error)
-          },
-        )
+      entry.done = this.campaign(election.controller.signal, leaderElection, startLeading, async () => {
+        // Stop writes before anything else awaits: the next leader may already be writing.
+        const term = leaderOnly
+        term.controller.abort(new LeadershipLostError())
+        const stuck = await this.stopWithin([term])
+        // The next term's group; the stuck one has had its deadline and is not waited for again.
+        leaderOnly = newGroup()
+        if (stuck.length > 0) {
+          logger.error({stillRunning: stuck, timeoutMs: this.shutdownTimeoutMs()}, 'leadership lost and leader-only work did not stop within the shutdown deadline: exiting')
+          requestStop({kind: 'lost'})
+          return false
+        }
+        logger.info({}, 'leadership lost: leader-only work stopped; a standby again, with caches and evidence kept, campaigning anew')
+        return reason === undefined
+      })
+        .catch((error: unknown) => {
+          if (!isCancellation(error, election.controller.signal)) fail('leader-election', error)
+        })
         .finally(() => (entry.finished = true))
       election.running.push(entry)
     } else if (reason === undefined) {
@@ -138,7 +157,7 @@ export class Manager {
     const why = await stop.promise
     signal.removeEventListener('abort', onSignal)
     logger.info({reason: why.kind === 'failed' ? why.error.message : why.kind}, 'stopping')
-    const stillRunning = await this.stopInOrder([leaderOnly, election, ...groups.reverse()])
+    const stillRunning = await this.stopWithin([leaderOnly, election, ...groups.reverse()])
     if (stillRunning.length > 0) {
       logger.error({stillRunning, timeoutMs: this.shutdownTimeoutMs()}, 'shutdown deadline passed with runnables still running')
     }
@@ -148,8 +167,21 @@ export class Manager {
     logger.info({}, 'stopped')
   }
 
-  /** Aborts each group and waits for it in turn; returns the names that outlived the deadline. */
-  private async stopInOrder(order: Group[]): Promise<string[]> {
+  /**
+   * Campaigns until signal aborts: campaignWhen, then the election; after a lost leadership, again
+   * while onLost() says so.
+   */
+  private async campaign(signal: AbortSignal, leaderElection: LeaderElection, startLeading: (leaderSignal: AbortSignal) => void, onLost: () => Promise<boolean>): Promise<void> {
+    for (;;) {
+      await this.options.campaignWhen?.(signal)
+      if (signal.aborted) return
+      if ((await leaderElection(signal, startLeading)) !== 'lost' || signal.aborted) return
+      if (!(await onLost())) return
+    }
+  }
+
+  /** Aborts each group and waits for it in turn, all under one deadline; returns the names that outlived it. */
+  private async stopWithin(order: Group[]): Promise<string[]> {
     const clock = this.options.clock ?? systemClock
     const deadline = Promise.withResolvers<'deadline'>()
     const cancel = clock.setTimer(this.shutdownTimeoutMs(), () => deadline.resolve('deadline'))

@@ -1,6 +1,7 @@
 /**
  * A controller replica as the shipped Deployment runs it: a process that the kubelet starts again when
- * it exits (a replica that loses leadership exits non-zero, as controller-runtime's do), after the
+ * it exits (a replica that loses leadership stays up as a standby; one whose leader-only work would
+ * not stop in time exits non-zero), after the
  * kubelet's CrashLoopBackOff: 10 s, doubling, at most 5 min, reset once a run has lasted 10 min. Every
  * run's log is kept, in order, for the marks and leadership changes of the replica as a whole.
  */
@@ -46,7 +47,7 @@ export class SupervisedReplica {
     return this.lines().filter((l) => l.msg.startsWith('acquired leader lease')).length
   }
 
-  /** How often it lost leadership (and so exited), over all its runs. */
+  /** How often it lost leadership, over all its runs. */
   get losses(): number {
     return this.lines().filter((l) => l.msg.startsWith('lost leader lease')).length
   }

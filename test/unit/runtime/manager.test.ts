@@ -236,17 +236,102 @@ describe('Manager', () => {
       expect(log).to.deep.equal(['start:loop', 'start:writer', 'stop:writer', 'stop:election', 'stop:loop'])
     })
 
-    it('on lost leadership, aborts leader-only work at once and ends with LeadershipLostError', async () => {
-      const elect = election()
-      const manager = new Manager({logger, leaderElection: elect.fn})
+    /** An election of many terms: each call is a campaign the test wins, then ends as 'lost' or 'stopped'. */
+    function terms() {
+      const campaigns: {won: (leaderSignal: AbortSignal) => void; lose: () => void}[] = []
+      const next = Promise.withResolvers<void>()
+      let waiting = next
+      const fn = (signal: AbortSignal, onStartedLeading: (leaderSignal: AbortSignal) => void) => {
+        const result = Promise.withResolvers<'lost' | 'stopped'>()
+        signal.addEventListener('abort', () => result.resolve('stopped'), {once: true})
+        log.push(`campaign:${campaigns.length + 1}`)
+        campaigns.push({won: onStartedLeading, lose: () => result.resolve('lost')})
+        const arrived = waiting
+        waiting = Promise.withResolvers<void>()
+        arrived.resolve()
+        return result.promise
+      }
+      /** The n-th campaign (1-based), once it has begun. */
+      const campaign = async (n: number) => {
+        while (campaigns.length < n) {
+          const w = waiting
+          await w.promise
+        }
+        return campaigns[n - 1]!
+      }
+      return {fn, campaign}
+    }
+
+    it('on lost leadership, aborts leader-only work at once, waits for it, and campaigns again with the rest kept running; a second win starts it again', async () => {
+      const election = terms()
+      const manager = new Manager({logger, leaderElection: election.fn})
       const writer = new TestRunnable(log, 'writer', {needLeaderElection: true})
+      const cache = new TestRunnable(log, 'cache', {group: 'caches'})
+      manager.add(writer)
+      manager.add(cache)
+      const run = settledWith(manager.run(stop.signal))
+      const first = await election.campaign(1)
+      const leading = new AbortController()
+      first.won(leading.signal)
+      const writerSignal = await writer.started.promise
+      leading.abort()
+      first.lose()
+      const second = await election.campaign(2)
+      expect(writerSignal.aborted).to.be.true
+      expect(writerSignal.reason).to.be.instanceOf(Error)
+      expect(log).to.deep.equal(['start:cache', 'campaign:1', 'start:writer', 'stop:writer', 'campaign:2'])
+      second.won(new AbortController().signal)
+      await flushPromises()
+      expect(log.filter((l) => l === 'start:writer')).to.have.length(2)
+      stop.abort()
+      expect(await run).to.equal('resolved')
+      expect(log.slice(-2)).to.deep.equal(['stop:writer', 'stop:cache'])
+    })
+
+    it('on lost leadership with leader-only work that outlives the shutdown deadline: ends with LeadershipLostError (the process exits)', async () => {
+      const clock = new FakeClock()
+      const election = terms()
+      const manager = new Manager({logger, leaderElection: election.fn, clock, shutdownTimeoutMs: 1_000})
+      const writer = new TestRunnable(log, 'writer', {needLeaderElection: true, onAbort: 'ignore'})
       manager.add(writer)
       const run = settledWith(manager.run(stop.signal))
-      ;(await elect.won)(new AbortController().signal)
+      const first = await election.campaign(1)
+      first.won(new AbortController().signal)
       const writerSignal = await writer.started.promise
-      elect.result.resolve('lost')
-      expect(await run).to.be.instanceOf(LeadershipLostError).and.have.property('message', 'leader election lost')
+      first.lose()
+      await flushPromises()
       expect(writerSignal.aborted).to.be.true
+      await clock.advance(1_000)
+      expect(await run).to.be.instanceOf(LeadershipLostError).and.have.property('message', 'leader election lost')
+      expect(log).to.not.include('campaign:2')
+      expect(logger.at('error').map((e) => e.msg).join('\n')).to.match(/did not stop within the shutdown deadline/)
+    })
+
+    it('awaits campaignWhen before each campaign, the first and each after a lost leadership', async () => {
+      const election = terms()
+      const gates: PromiseWithResolvers<void>[] = []
+      const campaignWhen = () => {
+        log.push('gate')
+        const gate = Promise.withResolvers<void>()
+        gates.push(gate)
+        return gate.promise
+      }
+      const manager = new Manager({logger, leaderElection: election.fn, campaignWhen})
+      manager.add(new TestRunnable(log, 'writer', {needLeaderElection: true}))
+      const run = settledWith(manager.run(stop.signal))
+      await flushPromises()
+      expect(log).to.deep.equal(['gate'])
+      gates[0]!.resolve()
+      const first = await election.campaign(1)
+      first.won(new AbortController().signal)
+      await flushPromises()
+      first.lose()
+      await flushPromises()
+      expect(log).to.deep.equal(['gate', 'campaign:1', 'start:writer', 'stop:writer', 'gate'])
+      gates[1]!.resolve()
+      await election.campaign(2)
+      stop.abort()
+      expect(await run).to.equal('resolved')
     })
 
     it('stops leader-only work when the elector aborts the leader signal', async () => {

@@ -62,7 +62,7 @@ describe('the fault simulator', function () {
     it('seed 1120, 3 replicas, 13.7 s stalls every 73 s costing leadership each time: the dead pool within its bound (was 203 s against 187 s, every new leader restarting the grace)', async () => {
       const r = await fixed(1120)
       expect(r.classes).to.deep.equal(['stall'])
-      expect(r.restarts).to.be.greaterThan(0)
+      expect(r.losses).to.be.greaterThan(0)
     })
 
     it('seed 40061, 2 replicas, a new leader whose pool watch was silent: its 409 re-read shows the previous leader\'s mark, which it no longer reports as its own (was landed once, reported and Evented twice)', async () => {
@@ -86,9 +86,27 @@ describe('the fault simulator', function () {
       [50140, 'refused writes, 3 replicas: one 2.4 s past'],
       [50850, 'slow answers, 2 replicas: one 1 s past'],
     ] as const) {
-      it(`seed ${seed}, the leader's Lease starved by an API-wide fault: a replica restarted meanwhile campaigns only after a grace period of whole view, not of time (${what})`, async () => {
+      it(`seed ${seed}, the leader's Lease starved by an API-wide fault: a replica campaigns only with a grace period of whole view, not of time (${what})`, async () => {
         const r = await fixed(seed)
-        expect(r.restarts).to.be.greaterThan(0)
+        expect(r.losses).to.be.greaterThan(0)
+      })
+    }
+
+    for (const [seed, what] of [
+      [66490, 'refused writes 179-468 s and a restart: a dead pool 8.6 s past its bound'],
+      [81099, 'two refused-write spells of 83 s and 138 s: a dead pool 11.1 s past its bound'],
+    ] as const) {
+      it(`seed ${seed}, 2 replicas, writes refused long enough to cost every replica its lease: a replica that lost leadership is a standby again with its evidence, not a process restarted knowing nothing that waits a grace period more (${what})`, async () => {
+        const r = await fixed(seed)
+        expect(r.classes).to.include('refuse-writes')
+        expect(r.losses).to.be.greaterThan(0)
+      })
+    }
+
+    for (const seed of [67557, 69729]) {
+      it(`seed ${seed}, poollets behind two 30 % losses and repeated 15.6 s stalls: a poollet whose every write in clear time was lost is cut off, and its mark the truth, though one of its writes hung in a stall (the oracle's condition, test/unit/sim/oracle.test.ts)`, async () => {
+        const r = await fixed(seed)
+        expect(r.classes).to.have.members(['loss', 'stall'])
       })
     }
 
