@@ -3,9 +3,10 @@
  * whose requests were spoilt on their own link) and checks the two promises and the engine's bookkeeping.
  *
  * (S) No live pool marked. A mark that lands at t on a pool whose poollet was neither dead nor paused
- *     in [t − G, t] is a false Unknown, unless that poollet could not have renewed: over the last G of
- *     clear time before t (time outside stalls and refused writes, which the controller must see and
- *     cut out of the silence it counts), it renewed nothing, it tried at its cadence (no 20 s of clear
+ *     in [t − G, t] is a false Unknown, unless that poollet could not have renewed: it renewed nothing
+ *     in [t − G, t], and since its last renewal or over the last G of clear time before t, whichever
+ *     is shorter (clear: outside stalls and refused writes, which the controller must see and cut out
+ *     of the silence it counts), it tried at its cadence (no 25 s of clear
  *     time without a request), and every write it sent was spoilt on its own link, save those an
  *     API-wide fault decided (a stall or refused writes within the request's deadline), which count
  *     for neither side, as do reads and conflicts (neither a read that got through nor a write that
@@ -57,6 +58,15 @@ export function impairedUntil(f: Fault, gracePeriodMs: number): number {
       return f.end
   }
 }
+
+/**
+ * The most clear time a poollet at its cadence leaves between two tries: a tick that overran its slot
+ * (a request that waited out its deadline) skips one slot, so two intervals with jitter (10 s, +4 %)
+ * and some. Ticks that all fall into stalls leave more (the phase-locked break), and so does a poollet
+ * that stops trying. It cannot tell a poollet that retries less than it should from bad luck under
+ * loss: the retry schedule is held by the heartbeat's unit tests, and by the stall seeds with no loss.
+ */
+const TRY_GAP_MS = 25_000
 
 /** The poollets' request deadline: a request sent this long before API-wide trouble may be decided by it. */
 const POOLLET_DEADLINE_MS = 10_000
@@ -174,8 +184,10 @@ export class Oracle {
   /** Whether a mark at t of a live pool is the truth: its poollet was paused, or could not have renewed (see S). */
   private excused(pool: number, t: number): boolean {
     if ((this.pauses.get(pool) ?? []).some(([s, e]) => s < t && e > t - this.g)) return true
-    const from = clearSince(this.apiDown, t, this.g)
-    if ((this.renewedAt.get(pool) ?? -Infinity) >= from) return false
+    const renewed = this.renewedAt.get(pool) ?? -Infinity
+    if (renewed >= t - this.g) return false
+    // Since its last renewal, or over the last grace period of clear time, whichever is shorter.
+    const from = Math.max(renewed, clearSince(this.apiDown, t, this.g))
     const window = (this.sent.get(pool) ?? []).filter((r) => r.at >= from && r.at <= t)
     const decidedByApi = (at: number) => overlaps(this.apiDown, at, at + POOLLET_DEADLINE_MS)
     // A read that got through renews nothing, nor does a write that met a conflict (its own earlier
@@ -183,7 +195,7 @@ export class Oracle {
     if (!window.every((r) => r.spoilt || !r.write || r.conflict === true || decidedByApi(r.at))) return false
     let last = from
     for (const at of [...window.map((r) => r.at), t]) {
-      if (clearTime(this.apiDown, last, at) > SETTLE_MS) return false
+      if (clearTime(this.apiDown, last, at) > TRY_GAP_MS) return false
       last = at
     }
     return window.some((r) => r.spoilt)

@@ -59,8 +59,18 @@ describe('the oracle of promise S: a live pool marked, excused only if its pooll
     expect(judge([stall(100 * S, 115.6 * S)], 50 * S, requests, 126 * S)).to.equal(0)
   })
 
-  it('a renewal that committed within the clear grace period: a false Unknown, however the other requests fared', () => {
-    expect(judge([stall(100 * S, 115.6 * S)], 70 * S, lostEvery(75 * S, 126 * S, 5 * S), 126 * S)).to.equal(1)
+  it('a renewal that committed within the last grace period: a false Unknown, however the other requests fared', () => {
+    expect(judge([stall(100 * S, 115.6 * S)], 80 * S, lostEvery(85 * S, 126 * S, 5 * S), 126 * S)).to.equal(1)
+  })
+
+  it('a renewal a grace period ago, before a stall, and every request since lost on its own link: the mark is the truth', () => {
+    // The renewal's own write (sent just before it committed) got through: it is before the window.
+    expect(judge([stall(100 * S, 102 * S)], 70 * S, [{at: 70 * S - 5}, ...lostEvery(75 * S, 121 * S, 10 * S)], 121 * S)).to.equal(0)
+  })
+
+  it('a write that got through before a stall, within the last grace period of clear time though more than G ago: a false Unknown', () => {
+    const requests = [...lostEvery(45 * S, 70 * S, 10 * S), {at: 70 * S}, ...lostEvery(72 * S, 100 * S, 10 * S), {at: 101 * S}, ...lostEvery(131 * S, 145 * S, 10 * S)]
+    expect(judge([stall(100 * S, 130 * S)], 40 * S, requests, 145 * S)).to.equal(1)
   })
 
   it('every try landing in a stall and none spoilt (ticks phase-locked onto stalls): a false Unknown', () => {
@@ -73,7 +83,7 @@ describe('the oracle of promise S: a live pool marked, excused only if its pooll
     expect(judge(faults, 50 * S, requests, 200 * S)).to.equal(1)
   })
 
-  it('one try lost in clear time, one hung in a stall, then more than a heartbeat and a deadline of clear time untried: a false Unknown', () => {
+  it('one try lost in clear time, one hung in a stall, then two heartbeat slots and more of clear time untried: a false Unknown', () => {
     const requests: Request[] = [{at: 60 * S, outcome: 'lost'}, {at: 63 * S}]
     expect(judge([stall(62 * S, 72 * S)], 45 * S, requests, 110 * S)).to.equal(1)
   })
