@@ -11,7 +11,9 @@
 const fs = require('node:fs')
 const path = require('node:path')
 
-const base = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '.mocharc.json'), 'utf8'))
+const base = require('../.mocharc.json')
+/** The repository's root, where .mocharc.json is. */
+const ROOT = path.dirname(require.resolve('../.mocharc.json'))
 
 /** Worker processes: the files mostly wait on real processes' timings (grace periods, faults held on purpose). */
 const JOBS = Number(process.env.IRONPOOL_TEST_JOBS ?? 3)
@@ -49,7 +51,7 @@ const SLOWEST_FIRST = [
 ]
 
 /** The files in run order: SLOWEST_FIRST, then the rest (integration, then unit) in glob order. */
-function orderedFiles(root = path.join(__dirname, '..')) {
+function orderedFiles(root = ROOT) {
   const found = (pattern) => fs.globSync(pattern, {cwd: root}).map((file) => file.split(path.sep).join('/')).sort()
   const all = [...found('test/integration/**/*.test.ts'), ...found('test/unit/**/*.test.ts')]
   const present = new Set(all)
