@@ -13,6 +13,7 @@ const FILLER_BYTES = 1024 * 1024
 const NOSPACE = 'database space exceeded'
 
 const b64 = (text: string) => Buffer.from(text).toString('base64')
+const FILLER_VALUE = b64('x'.repeat(FILLER_BYTES))
 
 async function call<T>(etcdUrl: string, path: string, body: unknown): Promise<{ok: boolean; status: number; body: T & {error?: string; message?: string}}> {
   const response = await fetch(`${etcdUrl}${path}`, {method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(30_000)})
@@ -60,18 +61,40 @@ async function memberId(etcdUrl: string): Promise<string> {
   return answer.body.header.member_id
 }
 
+/** The size of etcd's backend (what its space quota is measured against), in bytes. */
+export async function etcdDbSize(etcdUrl: string): Promise<number> {
+  const answer = await call<{dbSize?: string}>(etcdUrl, '/v3/maintenance/status', {})
+  if (!answer.ok) throw failure('status', answer)
+  return Number(answer.body.dbSize ?? 0)
+}
+
+async function putFiller(etcdUrl: string, i: number): Promise<'ok' | 'nospace'> {
+  const answer = await call(etcdUrl, '/v3/kv/put', {key: b64(`${FILLER_PREFIX}${i}`), value: FILLER_VALUE})
+  if (answer.ok) return 'ok'
+  if (`${answer.body.message ?? answer.body.error}`.includes(NOSPACE)) return 'nospace'
+  throw failure('put', answer)
+}
+
 /**
- * Writes filler keys until etcd refuses a write for want of space (its NOSPACE alarm is then raised:
- * every write is refused, reads and deletes still answer). Returns how many keys it wrote.
+ * Writes filler keys until etcd's backend is within `headroomBytes` of `quotaBytes`, without raising the
+ * alarm: the slow part of filling, done before a scenario's clock starts (on a busy machine, tens of
+ * MiB of puts take longer than a fleet's grace period). Returns how many keys it wrote.
  */
-export async function fillEtcdToQuota(etcdUrl: string, maxKeys = 2_000): Promise<number> {
-  const value = b64('x'.repeat(FILLER_BYTES))
+export async function fillEtcdNearQuota(etcdUrl: string, quotaBytes: number, headroomBytes: number, maxKeys = 2_000): Promise<number> {
   for (let i = 0; i < maxKeys; i++) {
-    const answer = await call(etcdUrl, '/v3/kv/put', {key: b64(`${FILLER_PREFIX}${i}`), value})
-    if (answer.ok) continue
-    if (`${answer.body.message ?? answer.body.error}`.includes(NOSPACE)) return i
-    throw failure('put', answer)
+    if ((await etcdDbSize(etcdUrl)) >= quotaBytes - headroomBytes) return i
+    if ((await putFiller(etcdUrl, i)) === 'nospace') throw new Error(`etcd reached its space quota after ${i} MiB of filler, within ${headroomBytes} bytes of headroom`)
   }
+  throw new Error(`etcd took ${maxKeys} MiB of filler without nearing its space quota`)
+}
+
+/**
+ * Writes filler keys, from key `from` on, until etcd refuses a write for want of space (its NOSPACE
+ * alarm is then raised: every write is refused, reads and deletes still answer). Returns how many keys
+ * were written in all.
+ */
+export async function fillEtcdToQuota(etcdUrl: string, from = 0, maxKeys = 2_000): Promise<number> {
+  for (let i = from; i < maxKeys; i++) if ((await putFiller(etcdUrl, i)) === 'nospace') return i
   throw new Error(`etcd took ${maxKeys} MiB of filler without reaching its space quota`)
 }
 

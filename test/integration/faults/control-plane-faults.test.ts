@@ -5,12 +5,17 @@
  * and the controller never exits.
  */
 import {expect} from 'chai'
-import {etcdAlarms, fillEtcdToQuota, recoverFromNoSpace} from '../../support/etcd-maintenance.ts'
+import {etcdAlarms, fillEtcdNearQuota, fillEtcdToQuota, recoverFromNoSpace} from '../../support/etcd-maintenance.ts'
 import {FaultFleet, hold} from './fault-fleet.ts'
 import {runScenario} from './scenario.ts'
 
 /** etcd's space quota for this fleet: room for every scenario's writes, small enough to fill in seconds. */
 const ETCD_QUOTA_BYTES = 64 * 1024 * 1024
+/**
+ * What is left of the quota when the scenario's clock starts: the last few puts, well under the grace
+ * period, and more than the fleet's own writes add while it prepares.
+ */
+const ETCD_HEADROOM_BYTES = 6 * 1024 * 1024
 
 describe('faults: the controller, kube-apiserver and etcd stalled or killed', function () {
   this.timeout(180_000)
@@ -65,11 +70,16 @@ describe('faults: the controller, kube-apiserver and etcd stalled or killed', fu
   it('etcd out of space (its NOSPACE alarm: every write refused, reads answer), then compacted, defragmented and disarmed: no live pool marked', async () => {
     // The review's third break: the sight only read, so the poollets' refused renewals counted as
     // silence. Filled to its real quota, etcd refuses every write (kube-apiserver answers 500
-    // "database space exceeded") while reads are served; the controller's write probe sees it.
+    // "database space exceeded") while reads are served; the controller's write probe sees it. Most of
+    // the filler goes in before the frozen poollet's clock starts: at 1 MiB a put, 60 MiB took longer
+    // than the grace period on a busy machine, and the frozen pool was rightly marked before the fault.
     let filler = 0
     await runScenario(fleet, {
+      setUp: async () => {
+        filler = await fillEtcdNearQuota(fleet.plane.etcdUrl, ETCD_QUOTA_BYTES, ETCD_HEADROOM_BYTES)
+      },
       start: async () => {
-        filler = await fillEtcdToQuota(fleet.plane.etcdUrl)
+        filler = await fillEtcdToQuota(fleet.plane.etcdUrl, filler)
         expect(await etcdAlarms(fleet.plane.etcdUrl)).to.deep.equal(['NOSPACE'])
         // Reads answer all along: the fault is writes refused, not an API down.
         expect((await fleet.listPools()).length).to.be.above(0)

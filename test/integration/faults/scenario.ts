@@ -8,6 +8,8 @@ import {expect} from 'chai'
 import {GRACE_MS, hold, type FaultFleet} from './fault-fleet.ts'
 
 export interface Fault {
+  /** Slow set-up that is not yet the fault, run before the frozen poollet is frozen (its clock starts). */
+  setUp?(): void | Promise<void>
   start(): void | Promise<void>
   end(): void | Promise<void>
   /** Whether the controller must see itself blind (a view-not-whole spell) through this fault. Default true. */
@@ -25,6 +27,7 @@ export interface ScenarioStart {
 }
 
 export async function runScenario(fleet: FaultFleet, fault: Fault): Promise<ScenarioStart> {
+  await fault.setUp?.()
   await fleet.prepare()
   const fromSeq = fleet.mark('frozen')
   const fromLog = fleet.logPosition()
