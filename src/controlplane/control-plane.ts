@@ -30,6 +30,8 @@ export interface ControlPlaneOptions {
   apiServerArgs?: readonly string[]
   /** Extra etcd flags (e.g. a small --quota-backend-bytes, for a scenario that fills it). */
   etcdArgs?: readonly string[]
+  /** Where ports come from (a test's, to hand start-up a port already taken); freePort() by default. */
+  freePort?: () => Promise<number>
 }
 
 export interface Identity {
@@ -100,8 +102,24 @@ export class ControlPlane {
     process.once('exit', this.onExit)
   }
 
-  /** Starts etcd and kube-apiserver and waits until /readyz answers. */
+  /**
+   * Starts etcd and kube-apiserver and waits until /readyz answers. A port found free can be taken by
+   * another process before etcd or kube-apiserver binds it (the suite's parallel workers start control
+   * planes side by side, and every outgoing connection takes an ephemeral port): a start that fails on
+   * "address already in use" is tried again with new ports, up to three times in all.
+   */
   static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ControlPlane.startOnce(options)
+      } catch (error) {
+        if (attempt >= START_ATTEMPTS || !/address already in use/i.test(String(error))) throw error
+        options.progress?.(`a port was taken before it was bound; starting the control plane again with new ports`)
+      }
+    }
+  }
+
+  private static async startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     const binaries = options.binaries ?? (await ensureBinaries({progress: options.progress}))
     const dir = await mkdtemp(path.join(tmpdir(), 'ironpool-cp-'))
     try {
@@ -124,7 +142,7 @@ export class ControlPlane {
         writeFile(path.join(pki, 'sa.key'), sa.privateKey.export({type: 'pkcs8', format: 'pem'}), {mode: 0o600}),
         writeFile(path.join(pki, 'sa.pub'), sa.publicKey.export({type: 'spki', format: 'pem'})),
       ])
-      const [etcdPort, peerPort, apiPort] = await distinctFreePorts(3)
+      const [etcdPort, peerPort, apiPort] = await distinctFreePorts(3, options.freePort ?? freePort)
       const plane = new ControlPlane({
         dir,
         binaries,
@@ -364,8 +382,11 @@ export class ControlPlane {
   }
 }
 
-async function distinctFreePorts(count: number): Promise<[number, number, number]> {
+/** How many times start() tries when a port it chose was taken before it was bound. */
+const START_ATTEMPTS = 3
+
+async function distinctFreePorts(count: number, next: () => Promise<number>): Promise<[number, number, number]> {
   const ports = new Set<number>()
-  while (ports.size < count) ports.add(await freePort())
+  while (ports.size < count) ports.add(await next())
   return [...ports] as [number, number, number]
 }

@@ -6,6 +6,8 @@ import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
 import {pinnedVersions} from '../../../src/controlplane/binaries.ts'
 import {ControlPlane} from '../../../src/controlplane/control-plane.ts'
+import {freePort} from '../../../src/controlplane/process.ts'
+import net from 'node:net'
 import {POOL_KIND_NAMES, POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {sharedControlPlane} from '../../support/control-plane.ts'
 import {processGone, waitFor} from '../../support/wait.ts'
@@ -32,6 +34,34 @@ describe('control plane (real kube-apiserver and etcd)', function () {
 
   before(async () => {
     plane = await sharedControlPlane()
+  })
+
+  it('starts again with new ports when a port it chose is taken before etcd binds it', async () => {
+    // The race of parallel workers, made certain: the first ports handed out are held by a listener.
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const takenPort = (taken.address() as net.AddressInfo).port
+    const handedOut: number[] = []
+    const lines: string[] = []
+    let other: ControlPlane | undefined
+    try {
+      other = await ControlPlane.start({
+        progress: (line) => lines.push(line),
+        // etcd's client port first: the first port handed out is the taken one, every later one free.
+        freePort: async () => {
+          const port = handedOut.length === 0 ? takenPort : await freePort()
+          handedOut.push(port)
+          return port
+        },
+      })
+      expect(new URL(other.server).port, 'kube-apiserver on a port of the second attempt').to.not.equal(String(takenPort))
+      expect(handedOut.length, 'ports of two attempts').to.be.at.least(6)
+      expect(lines.some((l) => l.includes('starting the control plane again'))).to.equal(true)
+      expect((await other.version()).gitVersion).to.equal((await pinnedVersions()).kubernetes)
+    } finally {
+      await other?.stop()
+      taken.close()
+    }
   })
 
   it('serves the pinned Kubernetes version', async () => {
