@@ -73,6 +73,25 @@ describe('controller lifecycle: no pool is stranded', () => {
     await fx.advance(1_000)
     expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
   })
+  it('an unmarkable pool (the API answers the write and drops the mark) is reported once and tried again after the long backoff; marked once the cause is gone', async () => {
+    const fx = new LifecycleFixture({unmarkableRetryMs: 30_000})
+    fx.store.dropsConditions = true
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(GRACE)
+    expect(fx.writes, 'the write went out').to.equal(1)
+    expect(fx.unmarkable.map((u) => [u.name, u.reason])).to.deep.equal([['p', 'not-held']])
+    expect(fx.engine.verdict('p')?.state).to.equal('unmarkable')
+    expect(fx.engine.nextLook('p'), 'its next look: the long backoff').to.equal(fx.clock.monotonic() + 30_000)
+    expect(fx.engine.strandedPools()).to.deep.equal([])
+    await fx.advance(30_000)
+    expect(fx.writes, 'tried again after the backoff').to.equal(2)
+    expect(fx.unmarkable, 'reported only the first time').to.have.length(1)
+    // The webhook removed: the next try holds.
+    fx.store.dropsConditions = false
+    await fx.advance(30_000)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+    expect(fx.ready('p')?.status).to.equal('Unknown')
+  })
 })
 
 describe("controller lifecycle: one pool's trouble stays that pool's", () => {
