@@ -5,18 +5,18 @@
  */
 import {stringify} from 'yaml'
 import {POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
-import {poolletPolicy, poolletPolicyBinding} from './admission-policy.ts'
-import {controllerClusterRbac, controllerNamespace, csrApproverRbac, leaderElectionRbac} from './controller-rbac.ts'
+import {poolletPolicy, poolletPolicyBinding} from './rbac/admission-policy.ts'
+import {controllerClusterRbac, controllerNamespace, csrApproverRbac, leaderElectionRbac} from './rbac/controller-rbac.ts'
 import {controllerDeployment} from './controller-deployment.ts'
-import {dryRunRbac} from './dry-run-rbac.ts'
+import {dryRunRbac} from './rbac/dry-run-rbac.ts'
 import {controllerLeaseReaderRbac, leaseNamespaceObject, poolletLeaseRbac} from './lease-namespaces.ts'
 import {kustomization, type Manifest} from './manifest.ts'
-import {dashboardConfigMap, metricsReaderRbac, podMonitors, prometheusRuleObject} from './monitoring.ts'
+import {dashboardConfigMap, metricsReaderRbac, podMonitors, prometheusRuleObject} from './monitoring/monitoring.ts'
 import {leaseLayerDir} from './names.ts'
 import {EXAMPLE_POOL, poolletDeployment} from './poollet-example.ts'
-import {poolletCsrRbac, poolletPoolRbac} from './poollet-rbac.ts'
+import {poolletCsrRbac, poolletPoolRbac} from './rbac/poollet-rbac.ts'
 import {poolletReadme} from './poollet-readme.ts'
-import {renderCrdFiles} from './render-crds.ts'
+import {renderCrdFiles} from './crds/render-crds.ts'
 
 /** A layer: its files (name → objects, from one source file) and the other layers it includes. */
 interface Layer {

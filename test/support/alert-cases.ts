@@ -1,5 +1,5 @@
 /**
- * promtool unit tests of every alert of src/deploy/alerts.ts, both ways: each rule (alert and severity)
+ * promtool unit tests of every alert of src/deploy/monitoring/alerts.ts, both ways: each rule (alert and severity)
  * has a case in which it fires, with its exact labels and annotations, and one in which it does not
  * (test/unit/deploy/monitoring.test.ts fails otherwise). Series are written as Prometheus would scrape
  * them through deploy/monitoring's PodMonitors (job, instance, namespace, pool), one sample a minute.
@@ -8,7 +8,7 @@
  * labels and `{{ $value ... }}` from the case's `value`, the rendering stated by hand: promtool
  * compares them with what Prometheus' template engine renders.
  */
-import {ALERT_RULES, CONTROLLER_JOB, POOLLET_JOB, runbookUrl, type Severity} from '../../src/deploy/alerts.ts'
+import {ALERT_RULES, CONTROLLER_JOB, POOLLET_JOB, runbookUrl, type Severity} from '../../src/deploy/monitoring/alerts.ts'
 
 export interface ExpectedAlert {
   labels: Record<string, string>

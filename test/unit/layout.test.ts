@@ -78,7 +78,7 @@ function allowedRooms(room: string): string[] | undefined {
 /** A room holds at most this many files of its own; more is a sign it does more than one job. */
 const ROOM_LIMIT = 16
 /** Folders over the limit when the rule came (issue 30), each capped at its count then: they may shrink, not grow. */
-const OVER_THE_LIMIT: Record<string, number> = {'src/core/lifecycle': 22, 'src/deploy': 19, 'src/kube/watch': 17}
+const OVER_THE_LIMIT: Record<string, number> = {'src/core/lifecycle': 22, 'src/kube/watch': 17}
 
 /** Each folder under dir (dir included, generated code excluded) with the number of .ts files directly in it. */
 function tsFilesPerFolder(dir: string): [string, number][] {

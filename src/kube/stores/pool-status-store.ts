@@ -5,7 +5,7 @@
  */
 import type {KubeConfig} from '@kubernetes/client-node'
 import {type PoolStatusStore, type PoolKind, type Pool, type Logger, NotFoundError} from '../../core/index.ts'
-import {validatePool, type Problem} from '../../deploy/pool-validator.ts'
+import {validatePool, type Problem} from '../../deploy/crds/pool-validator.ts'
 import {attempt} from '../http/api-errors.ts'
 import {apiRequest, MERGE_PATCH} from '../http/api-request.ts'
 import {DEFAULT_REQUEST_TIMEOUT_MS} from './lease-store.ts'

@@ -4,7 +4,7 @@
  */
 import type {KubeConfig} from '@kubernetes/client-node'
 import type {Clock, Logger, PoolKind, Pool} from '../../core/index.ts'
-import {validateLease, validatePool} from '../../deploy/pool-validator.ts'
+import {validateLease, validatePool} from '../../deploy/crds/pool-validator.ts'
 import {ListWatchCache, type CacheObserver} from './list-watch-cache.ts'
 import {WATCHDOG_DEFAULT_MS, type Validation} from './list-watch-options.ts'
 import {customObjectSource, type ResourceRef} from './list-watch-source.ts'

@@ -3,7 +3,7 @@ import {expect} from 'chai'
 import {ControlPlane} from '../../../src/controlplane/control-plane.ts'
 import {formatMicroTime} from '../../../src/core/conditions.ts'
 import {POOL_KINDS, type PoolKind} from '../../../src/core/pool-kinds.ts'
-import {POOLLET_WRITE_BOUNDS as B} from '../../../src/deploy/admission-policy.ts'
+import {POOLLET_WRITE_BOUNDS as B} from '../../../src/deploy/rbac/admission-policy.ts'
 import {DEPLOY_DIR} from '../../support/control-plane.ts'
 import {KubeObjects} from '../../support/kube-objects.ts'
 

@@ -8,7 +8,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {stringify} from 'yaml'
-import {ruleGroups} from '../../../src/deploy/alerts.ts'
+import {ruleGroups} from '../../../src/deploy/monitoring/alerts.ts'
 import {ALERT_CASES, promtoolTests} from '../../support/alert-cases.ts'
 import {PROMTOOL_BUILD_TIMEOUT_MS, promtool, runPromtool} from '../../support/promtool.ts'
 

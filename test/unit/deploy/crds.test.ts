@@ -1,13 +1,13 @@
 import {expect} from 'chai'
 import {readFile, readdir} from 'node:fs/promises'
-import {renderCrdFiles} from '../../../src/deploy/render-crds.ts'
+import {renderCrdFiles} from '../../../src/deploy/crds/render-crds.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
-import {poolSchema, PROVIDER_ID_IMMUTABLE} from '../../../src/deploy/pool-crds.ts'
+import {poolSchema, PROVIDER_ID_IMMUTABLE} from '../../../src/deploy/crds/pool-crds.ts'
 
 const CRD_DIR = new URL('../../../deploy/crds/', import.meta.url)
 
 describe('pool CRDs', () => {
-  it('deploy/crds is what src/deploy/pool-crds.ts renders (run `npm run crds` after changing it)', async () => {
+  it('deploy/crds is what src/deploy/crds/pool-crds.ts renders (run `npm run crds` after changing it)', async () => {
     const rendered = renderCrdFiles()
     expect((await readdir(CRD_DIR)).sort()).to.deep.equal([...rendered.keys()].sort())
     for (const [name, text] of rendered) expect(await readFile(new URL(name, CRD_DIR), 'utf8'), name).to.equal(text)

@@ -1,6 +1,6 @@
 import {Ajv} from 'ajv'
 import {expect} from 'chai'
-import {CONSUMED_LEASE_SCHEMA, CONSUMED_POOL_SCHEMA, READY_ENTRY_SCHEMA} from '../../../src/deploy/pool-validator.ts'
+import {CONSUMED_LEASE_SCHEMA, CONSUMED_POOL_SCHEMA, READY_ENTRY_SCHEMA} from '../../../src/deploy/crds/pool-validator.ts'
 
 // The validator compiles its schemas without checking them against JSON Schema's meta-schema (that
 // check cost every process 50 ms at start-up): the check is made here, once, where a broken schema

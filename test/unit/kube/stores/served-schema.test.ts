@@ -5,7 +5,7 @@
 import {expect} from 'chai'
 import {CONDITION_FIELDS, FULL_WRITE_PLAN} from '../../../../src/core/types.ts'
 import {POOL_KINDS} from '../../../../src/core/pool-kinds.ts'
-import {poolCrd} from '../../../../src/deploy/pool-crds.ts'
+import {poolCrd} from '../../../../src/deploy/crds/pool-crds.ts'
 import {describeWritePlan, writePlanFromOpenApi} from '../../../../src/kube/stores/served-schema.ts'
 import {ironcoreOpenApi} from '../../../support/ironcore-fixtures.ts'
 

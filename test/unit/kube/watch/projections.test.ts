@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {validateLease, validatePool} from '../../../../src/deploy/pool-validator.ts'
+import {validateLease, validatePool} from '../../../../src/deploy/crds/pool-validator.ts'
 import {projectLease, projectPool} from '../../../../src/kube/watch/projections.ts'
 import {toLease} from '../../../../src/kube/stores/lease-store.ts'
 

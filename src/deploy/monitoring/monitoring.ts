@@ -7,11 +7,11 @@
  * The PodMonitors set `job` (ironpool-controller, ironpool-poollet) and give each poollet's series the
  * label `pool`, from its pod's app.kubernetes.io/instance: the alerts select and name by those.
  */
-import {POOL_KIND_NAMES, POOL_KINDS} from '../core/index.ts'
+import {POOL_KIND_NAMES, POOL_KINDS} from '../../core/index.ts'
 import {CONTROLLER_JOB, POOLLET_JOB, ruleGroups} from './alerts.ts'
 import {dashboard} from './dashboard.ts'
-import {clusterRole, clusterRoleBinding, metadata, serviceAccount, serviceAccountSubject, type Manifest} from './manifest.ts'
-import {CONTROLLER_NAME, CONTROLLER_NAMESPACE} from './names.ts'
+import {clusterRole, clusterRoleBinding, metadata, serviceAccount, serviceAccountSubject, type Manifest} from '../manifest.ts'
+import {CONTROLLER_NAME, CONTROLLER_NAMESPACE} from '../names.ts'
 
 const MONITORING = 'monitoring.coreos.com/v1'
 const SCRAPE_INTERVAL = '30s'

@@ -23,9 +23,9 @@
  *   Events about their Machines, Volumes and Buckets in those objects' namespaces. Only core/v1 Events:
  *   RBAC grants poollets nothing in events.k8s.io.
  */
-import {POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../core/index.ts'
-import {metadata, type Manifest} from './manifest.ts'
-import {POOLLET_POLICY} from './names.ts'
+import {POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../../core/index.ts'
+import {metadata, type Manifest} from '../manifest.ts'
+import {POOLLET_POLICY} from '../names.ts'
 
 const USER = 'request.userInfo.username'
 /** PATCH arrives as UPDATE; DELETE is covered too, should a wider RBAC (IronCore's) grant it. */

@@ -3,9 +3,9 @@
  * writes only their status (the Ready=Unknown mark), records events, and holds one leader-election Lease.
  * Lease reads in the pool-lease namespaces are granted there (lease-namespaces.ts), not cluster-wide.
  */
-import {CLIENT_SIGNER, CSR_API_GROUP, POOL_KIND_NAMES, POOL_KINDS, WRITE_PROBE_LEASE} from '../core/index.ts'
-import {clusterRole, clusterRoleBinding, namespace, role, roleBinding, serviceAccount, serviceAccountSubject, type Manifest, type PolicyRule} from './manifest.ts'
-import {CONTROLLER_NAME, CONTROLLER_NAMESPACE, CSR_APPROVER_ROLE, LEADER_ELECTION_ID, LEADER_ELECTION_ROLE} from './names.ts'
+import {CLIENT_SIGNER, CSR_API_GROUP, POOL_KIND_NAMES, POOL_KINDS, WRITE_PROBE_LEASE} from '../../core/index.ts'
+import {clusterRole, clusterRoleBinding, namespace, role, roleBinding, serviceAccount, serviceAccountSubject, type Manifest, type PolicyRule} from '../manifest.ts'
+import {CONTROLLER_NAME, CONTROLLER_NAMESPACE, CSR_APPROVER_ROLE, LEADER_ELECTION_ID, LEADER_ELECTION_ROLE} from '../names.ts'
 
 export function controllerNamespace(): Manifest[] {
   return [namespace(CONTROLLER_NAMESPACE), serviceAccount(CONTROLLER_NAME, CONTROLLER_NAMESPACE)]

@@ -4,9 +4,9 @@
  * admission policy in deploy/policies confines status writes to the poollet's own pool. And it may
  * record Events of its pool's Ready changes, in the namespace where Events of cluster-scoped objects go.
  */
-import {CSR_API_GROUP, type PoolKind} from '../core/index.ts'
-import {clusterRole, clusterRoleBinding, groupSubject, role, roleBinding, type Manifest} from './manifest.ts'
-import {poolletClusterRoleName, poolletCsrRoleName, poolletSelfCsrRoleName} from './names.ts'
+import {CSR_API_GROUP, type PoolKind} from '../../core/index.ts'
+import {clusterRole, clusterRoleBinding, groupSubject, role, roleBinding, type Manifest} from '../manifest.ts'
+import {poolletClusterRoleName, poolletCsrRoleName, poolletSelfCsrRoleName} from '../names.ts'
 
 /** Where Events of cluster-scoped pools go, as the kubelet's of Nodes do (src/kube/stores/event-recorder.ts). */
 const CLUSTER_EVENT_NAMESPACE = 'default'

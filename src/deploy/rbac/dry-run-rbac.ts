@@ -5,9 +5,9 @@
  * reads Leases in the pool-lease namespaces, records Events (its WouldMarkUnknown), and holds its own
  * leader-election Lease, `ironpool-controller-dry-run`, and its write probe's, never the controller's.
  */
-import {CONTROLLER_DEFAULTS, POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../core/index.ts'
-import {clusterRole, clusterRoleBinding, namespace, role, roleBinding, serviceAccount, serviceAccountSubject, type Manifest, type PolicyRule} from './manifest.ts'
-import {CONTROLLER_NAMESPACE} from './names.ts'
+import {CONTROLLER_DEFAULTS, POOL_KIND_NAMES, POOL_KINDS, type PoolKind} from '../../core/index.ts'
+import {clusterRole, clusterRoleBinding, namespace, role, roleBinding, serviceAccount, serviceAccountSubject, type Manifest, type PolicyRule} from '../manifest.ts'
+import {CONTROLLER_NAMESPACE} from '../names.ts'
 
 export const DRY_RUN_NAME = 'ironpool-dry-run'
 export const DRY_RUN_LEADER_ELECTION_ID = CONTROLLER_DEFAULTS.dryRunLeaderElectionId

@@ -11,7 +11,7 @@
  * key (no name, a UID or generation of the wrong type) is refused.
  */
 import {Ajv, type ErrorObject, type ValidateFunction} from 'ajv'
-import {CONDITION_STATUSES, READY_CONDITION, type Pool} from '../core/index.ts'
+import {CONDITION_STATUSES, READY_CONDITION, type Pool} from '../../core/index.ts'
 
 // validateSchema off: checking these constant schemas against JSON Schema's meta-schema compiled the
 // meta-schema first, 50 ms of every process's start-up (bench:poollet, issue 12); a unit test checks

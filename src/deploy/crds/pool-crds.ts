@@ -6,7 +6,7 @@
  * key, duplicates allowed), and a providerID that is immutable once set. What ironpool itself checks on
  * read is narrower: only what the engine consumes (pool-validator.ts).
  */
-import {POOL_KIND_NAMES, POOL_KINDS, READY_CONDITION, type PoolKind, type PoolKindName} from '../core/index.ts'
+import {POOL_KIND_NAMES, POOL_KINDS, READY_CONDITION, type PoolKind, type PoolKindName} from '../../core/index.ts'
 
 type Schema = Record<string, unknown>
 
