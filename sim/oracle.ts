@@ -127,7 +127,7 @@ export class Oracle {
     this.poolIndex = poolIndex
     this.pauses = new Map()
     for (const f of scenario.faults) if (f.class === 'poollet-pause') this.pauses.set(f.pool, [...(this.pauses.get(f.pool) ?? []), [f.start, f.end]])
-    this.impaired = merge(scenario.faults.filter((f) => impairsController(f)).map((f) => [f.start, impairedUntil(f, gracePeriodMs)]))
+    this.impaired = impairedIntervals(scenario.faults, gracePeriodMs)
     this.apiDown = merge(scenario.faults.filter((f) => f.class === 'stall' || f.class === 'refuse-writes').map((f): Interval => [f.start, f.end]))
   }
 
@@ -234,6 +234,41 @@ export class Oracle {
       if (reported > landed || evented !== reported) out.push({pool, landed, reported, evented})
     }
     return out
+  }
+}
+
+/**
+ * When a fault that loses events (a relist, a pause, a restart: `eventsLostAt`) happens inside another
+ * fault's blind spell, that whole spell is one that may have lost events: every grace period starts
+ * afresh at its end, not at the fault's own (README, the bound: "after a spell that may have lost
+ * events, a grace period from its end"). Seed 8: a Lease watch's silence, relisted at its end inside
+ * 140 s of refused writes, restarted the graces when writes had settled, 82 s after the relist.
+ */
+export function impairedIntervals(faults: readonly Fault[], gracePeriodMs: number): Interval[] {
+  const impairing = faults.filter((f) => impairsController(f))
+  const own = impairing.map((f): Interval => [f.start, impairedUntil(f, gracePeriodMs)])
+  const restarts: Interval[] = []
+  for (const f of impairing) {
+    const at = eventsLostAt(f)
+    if (at === undefined) continue
+    const spell = merge(impairing.filter((o) => o !== f).map((o): Interval => [o.start, impairedUntil(o, gracePeriodMs)])).find(([s, e]) => s <= at && e > at)
+    if (spell !== undefined) restarts.push([at, spell[1] + gracePeriodMs])
+  }
+  return merge([...own, ...restarts])
+}
+
+/** The instant a fault makes the controller lose events (a relist, a pause's end, a restart's), if it does. */
+function eventsLostAt(f: Fault): number | undefined {
+  switch (f.class) {
+    case 'watch-silence':
+      return f.end // the stream times out and relists (sim-cache.ts)
+    case 'watch-gap':
+      return f.relist ? f.end : undefined
+    case 'controller-pause':
+    case 'controller-restart':
+      return f.end
+    default:
+      return undefined
   }
 }
 

@@ -4,7 +4,7 @@
  * of one poollet's requests told to the Oracle as sim-api tells them, then a mark.
  */
 import {expect} from 'chai'
-import {Oracle} from '../../../sim/oracle.ts'
+import {impairedIntervals, impairedUntil, Oracle} from '../../../sim/oracle.ts'
 import type {Fault} from '../../../sim/faults.ts'
 import type {Scenario} from '../../../sim/schedule.ts'
 import {READY_CONDITION} from '../../../src/core/pool-kinds.ts'
@@ -101,5 +101,24 @@ describe('the oracle of promise S: a live pool marked, excused only if its pooll
 
   it('a poollet that tried nothing in its window: a false Unknown', () => {
     expect(judge([], 50 * S, [], 110 * S)).to.equal(1)
+  })
+})
+
+describe("the oracle's bound: a fault that loses events inside another's blind spell", () => {
+  const refuse: Fault = {class: 'refuse-writes', start: 415 * S, end: 521.57 * S}
+  const silence = (start: number, end: number): Fault => ({class: 'watch-silence', start, end, replica: 0, resource: 'leases'})
+
+  it('a watch silence relisted inside refused writes restarts every grace period at the end of their spell (seed 8)', () => {
+    const spellEnd = impairedUntil(refuse, G)
+    const intervals = impairedIntervals([refuse, silence(422.5 * S, 468.1 * S)], G)
+    expect(intervals).to.deep.equal([[415 * S, spellEnd + G]])
+  })
+
+  it('a watch silence relisted in clear time costs only its own interval', () => {
+    const quiet = silence(600 * S, 640 * S)
+    expect(impairedIntervals([refuse, quiet], G)).to.deep.equal([
+      [415 * S, impairedUntil(refuse, G)],
+      [600 * S, impairedUntil(quiet, G)],
+    ])
   })
 })
