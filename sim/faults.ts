@@ -37,8 +37,13 @@ export type Fault =
 
 export type FaultClass = Fault['class']
 
-/** What the API does with one request: its answer's delay and whether it fails on the way. */
-export type LinkOutcome = 'ok' | 'reset' | 'lost'
+/**
+ * What a lossy link does to one request: nothing ('ok'); resets it before it reaches the API ('reset');
+ * swallows it, so it waits out its deadline ('lost'); or lets it reach the API and be applied, and
+ * resets the connection before the answer ('unanswered': a write lands and its writer cannot know, as
+ * the test proxy's lossy link does to kube-apiserver's answers).
+ */
+export type LinkOutcome = 'ok' | 'reset' | 'lost' | 'unanswered'
 
 export class FaultTimeline {
   readonly faults: readonly Fault[]
@@ -77,7 +82,12 @@ export class FaultTimeline {
   link(party: PartyRef, t: number, random: () => number): LinkOutcome {
     for (const f of this.active('loss', t)) {
       if (!targets(f.target, party)) continue
-      if (random() < f.rate) return random() < 0.5 ? 'reset' : 'lost'
+      if (random() >= f.rate) continue
+      // One draw, as before 'unanswered' came, so that a seed's other draws stay as they were; half of
+      // the resets come after the request was applied. A party cut off (rate 1) reaches nothing.
+      const how = random()
+      if (how < 0.25 && f.rate < 1) return 'unanswered'
+      return how < 0.5 ? 'reset' : 'lost'
     }
     return 'ok'
   }

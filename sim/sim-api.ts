@@ -8,7 +8,7 @@
 import {AlreadyExistsError, ConflictError, NotFoundError, RejectedError} from '../src/core/errors.ts'
 import type {Lease, Pool, PoolCondition} from '../src/core/types.ts'
 import type {LeaseStore, PoolStatusStore} from '../src/core/ports.ts'
-import type {FaultTimeline, PartyRef} from './faults.ts'
+import type {FaultTimeline, LinkOutcome, PartyRef} from './faults.ts'
 import type {PartyClock, SimClock} from './sim-clock.ts'
 
 const NET_MS = 1
@@ -21,7 +21,7 @@ type Change = WatchEvent extends infer E ? (E extends WatchEvent ? Omit<E, 'rv'>
 export interface ApiObserver {
   committed?(event: WatchEvent, by: PartyRef, at: number): void
   /** A request of party sent at `at` whose fate on the party's own link is `outcome`. */
-  sent?(by: PartyRef, op: string, at: number, outcome: 'ok' | 'reset' | 'lost'): void
+  sent?(by: PartyRef, op: string, at: number, outcome: LinkOutcome): void
   /** The request of party sent at `at` met a conflict: the object had moved on since the party read it. */
   conflicted?(by: PartyRef, op: string, at: number): void
 }
@@ -139,6 +139,8 @@ export class SimApi {
             answer = () => reject(error instanceof Error ? error : new Error(String(error)))
           }
         }
+        // Applied all the same (a write lands), and the answer is lost to a reset on the way back.
+        if (outcome === 'unanswered') answer = () => reject(new Error(`${op.name}: connection reset by peer (after the request was sent)`))
         // The answer leaves after the processing time (later if a stall began meanwhile) and travels back.
         const leaves = this.faults.unstalledAt(this.sim.now() + latency)
         this.sim.at(leaves + NET_MS, () => {

@@ -61,6 +61,9 @@ import {ZoneBreakers} from './zone-breakers.ts'
  * queue fires nothing while blind, and a breaker's recovery restarts what it held.
  * PoolLifecycle.strandedPools() checks that every overdue, unmarked pool has its next step.
  */
+/** How many times a write of unknown outcome whose era ended is read back before it is left to the watch. */
+const SETTLE_LATER_TRIES = 8
+
 type Step = 'due' | 'held' | 'retrying' | 'unmarkable' | 'confirming' | 'writing' | 'sent' | 'settling'
 
 const IN_FLIGHT: ReadonlySet<Step> = new Set(['confirming', 'writing', 'sent', 'settling'])
@@ -126,6 +129,8 @@ export class PoolLifecycle {
    * and it is reported then.
    */
   private readonly unsettledMarks = new Map<string, Overdue>()
+  /** The read-backs settleLater() has armed, cancelled by close(). */
+  private readonly settleTimers = new Set<() => void>()
   /** The verdict record's facts: blind spells cut out, and per overdue spell what happened to it. */
   private readonly ledger = new BlindLedger()
   private readonly notes = new VerdictNotebook()
@@ -254,6 +259,8 @@ export class PoolLifecycle {
   /** Stops all timers and writes for good; resolves when the writes in flight (and their settling reads) have finished. */
   async close(): Promise<void> {
     this.closed = true
+    for (const cancel of this.settleTimers) cancel()
+    this.settleTimers.clear()
     this.newEra()
     await this.drain()
   }
@@ -547,7 +554,13 @@ export class PoolLifecycle {
       const overdue = this.overdue.get(name)
       // A pending deadline on an overdue pool is a retry's backoff, a hold or a long look: wait for it.
       if (overdue === undefined || overdue.step !== 'due' || this.deadlines.has(name)) continue
-      if (this.alreadyUnknown(name, overdue) || this.zones.holds(name)) continue
+      if (this.alreadyUnknown(name, overdue)) {
+        // Our write whose answer and settling read were both lost may be what made it Unknown: the watch
+        // showed it while the write was out, which only the answer may settle. Read it back again.
+        if (overdue.unsettled === true && !this.options.dryRun) this.resettle(name, overdue)
+        continue
+      }
+      if (this.zones.holds(name)) continue
       // A new attempt: what it writes is a mark of its own (the pool's Ready moved off Unknown since any earlier one).
       overdue.reported = false
       overdue.step = 'confirming'
@@ -557,6 +570,45 @@ export class PoolLifecycle {
       })
       this.attempts.set(overdue, attempt)
     }
+  }
+
+  /**
+   * A write of ours of unknown outcome whose era ended: read back after a retry's backoff, up to
+   * SETTLE_LATER_TRIES times (a read is harmless, and not tied to leadership), so that a mark that
+   * landed is reported once even by a replica no longer leading; the watch may settle it first.
+   * Not awaited by drain(): a replica that lost leadership must not wait on it.
+   */
+  private settleLater(name: string, overdue: Overdue, tries = 1): void {
+    if (this.closed || overdue.unsettled !== true) return
+    if (tries > SETTLE_LATER_TRIES) {
+      this.unsettledMarks.delete(name)
+      return
+    }
+    this.unsettledMarks.set(name, overdue)
+    const cancel = this.options.clock.setTimer(retryDelay(this.options, tries), () => {
+      this.settleTimers.delete(cancel)
+      if (this.closed || this.unsettledMarks.get(name) !== overdue) return
+      void this.settle(name, overdue).then((landed) => {
+        if (landed) return
+        if (overdue.unsettled === true) this.settleLater(name, overdue, tries + 1)
+        else if (this.unsettledMarks.get(name) === overdue) this.unsettledMarks.delete(name)
+      })
+    })
+    this.settleTimers.add(cancel)
+  }
+
+  /** Reads back a write of unknown outcome whose settling read failed; a failure is retried as any other. */
+  private resettle(name: string, overdue: Overdue): void {
+    const attempt = this.settle(name, overdue)
+      .then((landed) => {
+        overdue.step = 'due'
+        if (landed || overdue.unsettled !== true || !this.active || this.overdue.get(name) !== overdue) return
+        this.failed(name, overdue, new Error(`reading ${this.options.kind.name}pool ${name} back failed`), 'reading back its Ready=Unknown write of unknown outcome failed', false)
+      })
+      .finally(() => {
+        if (this.attempts.get(overdue) === attempt) this.attempts.delete(overdue)
+      })
+    this.attempts.set(overdue, attempt)
   }
 
   private async confirmAndWrite(name: string, overdue: Overdue): Promise<void> {
@@ -655,7 +707,12 @@ export class PoolLifecycle {
         return
       }
       overdue.step = 'due'
-      if (era.aborted) return
+      if (era.aborted) {
+        // Its era is over (leadership lost while the write was out): nothing will look at the pool for
+        // it again, so its read-back goes on alone until it is known whether the mark landed.
+        this.settleLater(name, overdue)
+        return
+      }
       this.failed(name, overdue, error, 'writing Ready=Unknown failed', true)
       return
     }

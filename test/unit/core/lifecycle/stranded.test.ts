@@ -94,6 +94,64 @@ describe('controller lifecycle: no pool is stranded', () => {
   })
 })
 
+describe('controller lifecycle: a mark that landed unanswered is reported once', () => {
+  /**
+   * The store applies the write, the watch shows it while the write is out, and then the answer is
+   * lost (a reset after the API applied it). `hold` keeps the answer back until released.
+   */
+  function landsUnanswered(fx: LifecycleFixture, hold = false): {release: () => void} {
+    const write = fx.store.writeConditions.bind(fx.store)
+    let release = () => {}
+    let first = true
+    fx.store.writeConditions = async (...args: Parameters<typeof write>) => {
+      const written = await write(...args)
+      if (!first) return written
+      first = false
+      fx.deliver(args[0])
+      if (hold) await new Promise<void>((resolve) => (release = resolve))
+      throw new Error('connection reset by peer (after the request was sent)')
+    }
+    return {release: () => release()}
+  }
+
+  it('its settling read lost too: read back again at the retry, reported once (the simulator: loss seed 3504)', async () => {
+    const fx = new LifecycleFixture({retryBaseMs: 1_000, retryMaxMs: 1_000})
+    fx.putPool('p', {ready: 'True'})
+    landsUnanswered(fx)
+    fx.store.script.failNext('get', () => new Error('connection reset by peer'), 1)
+    await fx.advance(GRACE)
+    expect(fx.ready('p')?.status, 'the mark landed').to.equal('Unknown')
+    expect(fx.marks, 'not known yet').to.deep.equal([])
+    expect(fx.engine.strandedPools()).to.deep.equal([])
+    await fx.advance(1_000)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+    expect(fx.events.events.filter((e) => e.reason === fx.kind.unknownReason).length, 'Evented once').to.equal(1)
+    expect(fx.writes, 'no second write').to.equal(1)
+    await fx.advance(10_000)
+    expect(fx.marks).to.have.length(1)
+  })
+
+  it('leadership lost while it was out, its settling read lost: read back alone, not leading, and reported once (loss seed 3541)', async () => {
+    const fx = new LifecycleFixture({retryBaseMs: 1_000, retryMaxMs: 1_000})
+    fx.putPool('p', {ready: 'True'})
+    const answer = landsUnanswered(fx, true)
+    fx.store.script.failNext('get', () => new Error('connection reset by peer'), 2)
+    await fx.advance(GRACE)
+    expect(fx.ready('p')?.status).to.equal('Unknown')
+    fx.engine.setLeader(false)
+    answer.release()
+    await fx.advance(0)
+    expect(fx.marks).to.deep.equal([])
+    // Read back after the backoff (the first read back fails as well), then known.
+    await fx.advance(1_000)
+    expect(fx.marks).to.deep.equal([])
+    await fx.advance(1_000)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+    await fx.advance(20_000)
+    expect(fx.marks).to.have.length(1)
+  })
+})
+
 describe("controller lifecycle: one pool's trouble stays that pool's", () => {
   it('a pool whose writes fail again and again (a webhook that answers 500) is told to the sight once, and is retried', async () => {
     const told: boolean[] = []
