@@ -118,10 +118,17 @@ try {
   const stoppedNames = new Set(stopped.map((i) => names(n)[i]!))
   const marked = () => new Set(api.statusWrites.slice(writesBefore).filter((w) => stoppedNames.has(w.name)).map((w) => w.name))
   let done = false
+  // A stream that fails (the controller closed its watch) ends the wait at once, and the run with the
+  // controller's log (the catch below), not minutes later as an unhandled rejection with no log.
+  let streamFailed: unknown
   const streaming = (async () => {
     while (!done) await api.stream(rate, rate)
-  })()
-  const allMarked = stopped.length === 0 || (await pollUntil(() => marked().size === stopped.length, graceMs + heartbeatMs + 60_000, 200))
+  })().catch((error: unknown) => {
+    streamFailed = error
+    done = true
+  })
+  const allMarked = stopped.length === 0 || (await pollUntil(() => streamFailed !== undefined || marked().size === stopped.length, graceMs + heartbeatMs + 60_000, 200))
+  if (streamFailed !== undefined) throw streamFailed
   // One heartbeat more: a late or false mark would show.
   await delay(heartbeatMs)
   done = true
