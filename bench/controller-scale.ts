@@ -128,7 +128,7 @@ try {
     done = true
   })
   const allMarked = stopped.length === 0 || (await pollUntil(() => streamFailed !== undefined || marked().size === stopped.length, graceMs + heartbeatMs + 60_000, 200))
-  if (streamFailed !== undefined) throw streamFailed
+  if (streamFailed !== undefined) throw streamFailed instanceof Error ? streamFailed : new Error(String(streamFailed))
   // One heartbeat more: a late or false mark would show.
   await delay(heartbeatMs)
   done = true
