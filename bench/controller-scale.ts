@@ -15,6 +15,7 @@
 import {writeFile, mkdtemp, rm} from 'node:fs/promises'
 import {availableParallelism, loadavg, tmpdir} from 'node:os'
 import path from 'node:path'
+import {errorMessage} from '../src/core/errors.ts'
 import {POOL_KINDS} from '../src/core/pool-kinds.ts'
 import {ensureBuilt} from '../test/support/cli.ts'
 import {durationMs, nodeFlagsArg, nodeFlagsSpec, parseArgs, positiveInt} from './support/args.ts'
@@ -133,7 +134,7 @@ try {
     done = true
   })
   const allMarked = stopped.length === 0 || (await pollUntil(() => streamFailed !== undefined || marked().size === stopped.length, graceMs + heartbeatMs + 60_000, 200))
-  if (streamFailed !== undefined) throw streamFailed instanceof Error ? streamFailed : new Error(String(streamFailed))
+  if (streamFailed !== undefined) throw streamFailed instanceof Error ? streamFailed : new Error(errorMessage(streamFailed))
   // One heartbeat more: a late or false mark would show.
   await delay(heartbeatMs)
   done = true

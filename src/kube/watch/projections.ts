@@ -15,7 +15,7 @@
  * status.conditions, which replaces the list, so it must carry the other writers' conditions as they
  * are (a stale list is refused by the write's resourceVersion precondition and read again). In the
  * usual case, a list of one well-formed Ready entry, the entry is held without its list. Strings that
- * repeat across pools are shared (shared-strings.ts), and so is a name both caches hold.
+ * repeat across pools are shared (Interner, below), and so is a name both caches hold.
  *
  * The projections take the parsed object apart and keep parts of it (the Ready entry, with its strings
  * swapped for shared ones): the object must be fresh from JSON.parse, held by nobody else. `pool
@@ -24,7 +24,61 @@
 import type {Pool, PoolCondition, PoolStatus} from '../../core/index.ts'
 import {isWellFormedReady} from '../../deploy/pool-validator.ts'
 import type {KubeObject} from './list-watch-store.ts'
-import {sameName, sharedStrings, type Interner} from './shared-strings.ts'
+
+/**
+ * Shared strings (issue 27): JSON.parse gives every object its own copy of each value, so at 100,000
+ * pools there were 100,000 copies of "HeartbeatReceived", of the poollet's Ready message, of the Lease
+ * namespace, and two of every pool's name (the pool's and its Lease's). The intern table is bounded
+ * twice, so that values an attacker (or a buggy writer) makes unique per object cannot grow it without
+ * end: only strings up to maxLength are taken, and once it holds maxEntries it takes no more (nothing
+ * is evicted: a full table costs sharing, never correctness). Only fields whose values repeat across
+ * pools by design are interned (condition types, statuses, reasons, messages; API versions, kinds,
+ * namespaces), never times or names, so a healthy fleet needs a few dozen entries.
+ */
+export interface InternLimits {
+  /** Strings longer than this are returned as they are. */
+  maxLength: number
+  /** Once this many are held, a string not held is returned as it is. */
+  maxEntries: number
+}
+
+/** At most 256 characters a value and 1,024 values: well under 1 MiB, whatever arrives. */
+export const INTERN_LIMITS: InternLimits = {maxLength: 256, maxEntries: 1024}
+
+export class Interner {
+  private readonly table = new Map<string, string>()
+  private readonly limits: InternLimits
+
+  constructor(limits: InternLimits = INTERN_LIMITS) {
+    this.limits = limits
+  }
+
+  get size(): number {
+    return this.table.size
+  }
+
+  /** The instance held for this value (taken now if there is room), or the value itself. */
+  intern<T>(value: T): T {
+    if (typeof value !== 'string') return value
+    const held = this.table.get(value)
+    if (held !== undefined) return held as T
+    if (value.length > this.limits.maxLength || this.table.size >= this.limits.maxEntries) return value
+    this.table.set(value, value)
+    return value
+  }
+}
+
+/** The interner every projection shares: one table per process. */
+export const sharedStrings = new Interner()
+
+/**
+ * held when it equals value, else value: a pool's name and its Lease's name are the same text, and
+ * this keeps one instance of it for both caches (and for every Map keyed by it downstream: the
+ * engine's records and deadlines take the name from the objects).
+ */
+export function sameName(value: string, held: string | undefined): string {
+  return held !== undefined && held === value ? held : value
+}
 
 /** A Lease as the watch delivers it (raw JSON, or its projection; toLease() in lease-store.ts converts it). */
 export interface RawLease extends KubeObject {

@@ -1,7 +1,6 @@
 import {expect} from 'chai'
 import {validateLease, validatePool} from '../../../../src/deploy/pool-validator.ts'
-import {projectLease, projectPool} from '../../../../src/kube/watch/projections.ts'
-import {Interner} from '../../../../src/kube/watch/shared-strings.ts'
+import {Interner, projectLease, projectPool} from '../../../../src/kube/watch/projections.ts'
 import {toLease} from '../../../../src/kube/stores/lease-store.ts'
 
 const managedFields = [{manager: 'x', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: {'f:status': {}}}]

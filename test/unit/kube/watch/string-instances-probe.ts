@@ -5,8 +5,7 @@
  * two equal strings apart; a heap snapshot can. Prints the counts as JSON.
  */
 import {getHeapSnapshot} from 'node:v8'
-import {projectLease, projectPool, type ProjectedLease, type ProjectedPool} from '../../../../src/kube/watch/projections.ts'
-import {Interner} from '../../../../src/kube/watch/shared-strings.ts'
+import {Interner, projectLease, projectPool, type ProjectedLease, type ProjectedPool} from '../../../../src/kube/watch/projections.ts'
 
 // Made at run time, so that no literal in the code is one of the instances counted.
 const unique = (...parts: string[]) => [...parts, process.pid].join('-')

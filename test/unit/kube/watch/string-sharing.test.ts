@@ -2,11 +2,11 @@ import {execFileSync} from 'node:child_process'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {expect} from 'chai'
-import {Interner, sameName} from '../../../../src/kube/watch/shared-strings.ts'
+import {Interner, sameName} from '../../../../src/kube/watch/projections.ts'
 
 const PROBE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'string-instances-probe.ts')
 
-describe('strings shared between cached objects (shared-strings.ts)', () => {
+describe('strings shared between cached objects (projections.ts: Interner, sameName)', () => {
   it('the intern table hands out the first instance of a value, and passes anything but a string through', () => {
     const strings = new Interner({maxLength: 10, maxEntries: 10})
     expect(strings.intern('True')).to.equal('True')
