@@ -57,7 +57,7 @@ export class ObjectStore<T extends KubeObject> {
    * so a periodic relist on a quiet cluster tells handlers nothing.
    *
    * The store takes fresh as its own (the caller must not use it after): a copy would hold a second
-   * map of every object while the old one is still live, 10–15 MiB more at 100k objects (issue 27).
+   * map of every object while the old one is still live, some 4 MiB more at 100k objects (issue 27).
    */
   replace(fresh: Map<string, T>): CacheEvent<T>[] {
     const events: CacheEvent<T>[] = []
