@@ -7,8 +7,10 @@
 import {getHeapSnapshot} from 'node:v8'
 import {Interner, projectLease, projectPool, type ProjectedLease, type ProjectedPool} from '../../../../src/kube/watch/projections.ts'
 
-// Made at run time, so that no literal in the code is one of the instances counted.
-const unique = (...parts: string[]) => [...parts, process.pid].join('-')
+// Made at run time, so that no literal in the code is one of the instances counted, and longer than
+// the string values JSON.parse shares by itself (V8 internalizes those of up to 10 characters: with a
+// short pid, "time-1234" came out as one instance whatever the projections did).
+const unique = (...parts: string[]) => [...parts, process.pid, 'long-enough-not-to-be-internalized'].join('-')
 const reason = unique('Reason')
 const time = unique('time')
 const namespace = unique('ns')
