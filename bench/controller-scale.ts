@@ -15,6 +15,7 @@
 import {writeFile, mkdtemp, rm} from 'node:fs/promises'
 import {availableParallelism, loadavg, tmpdir} from 'node:os'
 import path from 'node:path'
+import {errorMessage} from '../src/core/errors.ts'
 import {POOL_KINDS} from '../src/core/pool-kinds.ts'
 import {ensureBuilt} from '../test/support/cli.ts'
 import {durationMs, nodeFlagsArg, nodeFlagsSpec, parseArgs, positiveInt} from './support/args.ts'
@@ -107,7 +108,12 @@ try {
   if (!(await pollUntil(async () => (await counted()) >= seen0 + Math.round((rate * steadyMs) / 1000), 60_000, 20))) throw new Error('the controller fell behind the stream')
   const steady1 = sampleProc(controller.pid)
   const seen = (await counted()) - seen0
-  const heapUsed = total(await controller.metrics(), 'nodejs_heap_size_used_bytes')
+  const heapMetrics = await controller.metrics()
+  const heapUsed = total(heapMetrics, 'nodejs_heap_size_used_bytes')
+  // Where RSS goes beyond the live heap: V8's committed heap (what it took from the OS and keeps) and
+  // the memory outside it (Buffers: HTTP bodies).
+  const heapTotal = total(heapMetrics, 'nodejs_heap_size_total_bytes')
+  const external = total(heapMetrics, 'nodejs_external_memory_bytes')
 
   const every = stopPercent === 0 ? Infinity : Math.round(100 / stopPercent)
   const stopped = Array.from({length: n}, (_, i) => i).filter((i) => i % every === every - 1)
@@ -118,10 +124,17 @@ try {
   const stoppedNames = new Set(stopped.map((i) => names(n)[i]!))
   const marked = () => new Set(api.statusWrites.slice(writesBefore).filter((w) => stoppedNames.has(w.name)).map((w) => w.name))
   let done = false
+  // A stream that fails (the controller closed its watch) ends the wait at once, and the run with the
+  // controller's log (the catch below), not minutes later as an unhandled rejection with no log.
+  let streamFailed: unknown
   const streaming = (async () => {
     while (!done) await api.stream(rate, rate)
-  })()
-  const allMarked = stopped.length === 0 || (await pollUntil(() => marked().size === stopped.length, graceMs + heartbeatMs + 60_000, 200))
+  })().catch((error: unknown) => {
+    streamFailed = error
+    done = true
+  })
+  const allMarked = stopped.length === 0 || (await pollUntil(() => streamFailed !== undefined || marked().size === stopped.length, graceMs + heartbeatMs + 60_000, 200))
+  if (streamFailed !== undefined) throw streamFailed instanceof Error ? streamFailed : new Error(errorMessage(streamFailed))
   // One heartbeat more: a late or false mark would show.
   await delay(heartbeatMs)
   done = true
@@ -153,6 +166,7 @@ try {
     ['controller CPU, steady, % of a core', fmt((100 * ms(steady0, steady1)) / wall(steady0, steady1), 1)],
     ['controller CPU per event, steady, µs', fmt((ms(steady0, steady1) * 1000) / seen, 1)],
     ['V8 heap used after the steady window, MiB', fmt(heapUsed / MiB, 1)],
+    ['V8 heap committed; external (Buffers), MiB', `${fmt(heapTotal / MiB, 1)}; ${fmt(external / MiB, 1)}`],
     ['RSS at end / peak, MiB', `${fmt(end.rssBytes / MiB, 1)} / ${fmt(end.hwmBytes / MiB, 1)}`],
     ['own memory (RssAnon) at end, MiB; a 10-pool controller', `${fmt(anon(end) / MiB, 1)}; ${fmt(anon(baseline) / MiB, 1)}`],
     ['bytes per pool above the 10-pool controller (RssAnon)', fmt((anon(end) - anon(baseline)) / n)],

@@ -96,6 +96,12 @@ export class FakeLeaseApi {
   private readonly stopped = new Set<number>()
   /** performance.now() of each Lease's last event sent. */
   readonly lastSent: Float64Array
+  /**
+   * Each Lease's renewTime as last served (by a list or an event): a list serves it, not the time of
+   * the list, or the controller's confirming list (a mass death is confirmed by one list of every
+   * Lease) would find every stopped Lease renewed, relist, and never mark one.
+   */
+  private readonly renewOf: (string | undefined)[]
   /** Status writes by pool name, with performance.now() of each. */
   readonly statusWrites: {name: string; at: number}[] = []
 
@@ -104,6 +110,7 @@ export class FakeLeaseApi {
     this.names = names
     this.templates = names.map((name, i) => leaseTemplate(kind, name, i))
     this.lastSent = new Float64Array(names.length)
+    this.renewOf = new Array<string | undefined>(names.length).fill(undefined)
     this.server = createServer((req, res) => this.handle(req, res))
   }
 
@@ -184,6 +191,7 @@ export class FakeLeaseApi {
     while (this.stopped.has(this.next)) this.next = (this.next + 1) % this.templates.length
     const t = this.templates[this.next]!
     this.lastSent[this.next] = performance.now()
+    this.renewOf[this.next] = renew
     this.next = (this.next + 1) % this.templates.length
     const line = t.head + String(++this.rv) + t.middle + renew + t.tail
     this.bytes += Buffer.byteLength(line)
@@ -243,7 +251,7 @@ export class FakeLeaseApi {
       const limit = Number(url.searchParams.get('limit') ?? 0)
       const from = Number(url.searchParams.get('continue') ?? 0)
       const to = limit > 0 ? Math.min(from + limit, this.templates.length) : this.templates.length
-      const items = this.templates.slice(from, to).map((t) => (JSON.parse(t.head + rv + t.middle + renew + t.tail) as {object: unknown}).object)
+      const items = this.templates.slice(from, to).map((t, i) => (JSON.parse(t.head + rv + t.middle + (this.renewOf[from + i] ??= renew) + t.tail) as {object: unknown}).object)
       const more = to < this.templates.length ? {continue: String(to)} : {}
       return json(200, {apiVersion: 'coordination.k8s.io/v1', kind: 'LeaseList', metadata: {resourceVersion: rv, ...more}, items})
     }

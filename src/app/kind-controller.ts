@@ -84,10 +84,11 @@ export function kindController(wiring: KindWiring, kind: PoolKind, plan: StatusW
     ...oversizedObserver(kind, resource, events, wiring.oversizedMetrics, resource === kind.plural ? 'the pool is not watched' : 'its pool counts as having no Lease'),
   })
   const gapToleranceMs = watchGapToleranceMs(wiring.gracePeriodMs)
-  // Projections: each pool and Lease kept as the verdict and the Unknown write need it, no more (issue 27).
-  // Projected (issue 27), keeping the zone labels that group silence and hold zones.
-  const pools = createPoolCache(kubeConfig, kind, {logger, observer, gapToleranceMs, project: true, keepLabels: wiring.zoneLabels ?? DEFAULT_ZONE_LABELS})
-  const leases = createLeaseCache(kubeConfig, kind, {logger, observer, gapToleranceMs, project: true})
+  // Projections: each pool and Lease kept as the verdict and the Unknown write need it, no more, the
+  // pools with the zone labels that group silence and hold zones (issue 27). A pool and its Lease
+  // share one name string (heldName): each cache asks the other for the one it holds.
+  const pools = createPoolCache(kubeConfig, kind, {logger, observer, gapToleranceMs, project: true, keepLabels: wiring.zoneLabels ?? DEFAULT_ZONE_LABELS, heldName: (name) => leases.get(leaseKey(kind, name))?.metadata.name})
+  const leases = createLeaseCache(kubeConfig, kind, {logger, observer, gapToleranceMs, project: true, heldName: (name) => pools.get(name)?.metadata.name})
   const leaseOf = (name: string) => {
     const raw = leases.get(leaseKey(kind, name))
     return raw === undefined ? undefined : toLease(raw)

@@ -49,35 +49,35 @@ function layers(): Layer[] {
     {
       dir: 'controller',
       files: [
-        {name: 'namespace.yaml', source: 'controller-rbac.ts', objects: controllerNamespace()},
-        {name: 'rbac.yaml', source: 'controller-rbac.ts', objects: controllerClusterRbac()},
-        {name: 'leader-election-rbac.yaml', source: 'controller-rbac.ts', objects: leaderElectionRbac()},
+        {name: 'namespace.yaml', source: 'rbac/controller-rbac.ts', objects: controllerNamespace()},
+        {name: 'rbac.yaml', source: 'rbac/controller-rbac.ts', objects: controllerClusterRbac()},
+        {name: 'leader-election-rbac.yaml', source: 'rbac/controller-rbac.ts', objects: leaderElectionRbac()},
         {name: 'deployment.yaml', source: 'controller-deployment.ts', objects: [controllerDeployment()]},
       ],
     },
     {
       dir: 'poollet',
       files: [
-        {name: 'rbac.yaml', source: 'poollet-rbac.ts', objects: kinds.flatMap(poolletPoolRbac)},
-        {name: 'csr-rbac.yaml', source: 'poollet-rbac.ts', objects: kinds.flatMap(poolletCsrRbac)},
+        {name: 'rbac.yaml', source: 'rbac/poollet-rbac.ts', objects: kinds.flatMap(poolletPoolRbac)},
+        {name: 'csr-rbac.yaml', source: 'rbac/poollet-rbac.ts', objects: kinds.flatMap(poolletCsrRbac)},
       ],
     },
     // Opt-in, not in default: only for clusters without IronCore's approver (`controller --approve-poollet-csrs`).
-    {dir: 'csr-approver', files: [{name: 'rbac.yaml', source: 'controller-rbac.ts', objects: csrApproverRbac()}]},
+    {dir: 'csr-approver', files: [{name: 'rbac.yaml', source: 'rbac/controller-rbac.ts', objects: csrApproverRbac()}]},
     // Opt-in, not in default: `controller --dry-run` beside the controller in charge (dry-run-rbac.ts).
-    {dir: 'dry-run', files: [{name: 'rbac.yaml', source: 'dry-run-rbac.ts', objects: dryRunRbac()}]},
+    {dir: 'dry-run', files: [{name: 'rbac.yaml', source: 'rbac/dry-run-rbac.ts', objects: dryRunRbac()}]},
     {dir: 'poollet/example', files: [{name: 'deployment.yaml', source: 'poollet-example.ts', objects: [poolletDeployment(POOL_KINDS.machine, EXAMPLE_POOL)]}]},
-    {dir: 'policies', files: [{name: 'poollet-own-pool.yaml', source: 'admission-policy.ts', objects: [poolletPolicy(), poolletPolicyBinding()]}]},
+    {dir: 'policies', files: [{name: 'poollet-own-pool.yaml', source: 'rbac/admission-policy.ts', objects: [poolletPolicy(), poolletPolicyBinding()]}]},
     {dir: 'default', files: [], includes: ['../crds', '../namespaces', '../controller', '../poollet', '../policies']},
     // Opt-in, not in default: needs the Prometheus Operator's CRDs (and Grafana's sidecar for the dashboard).
     {
       dir: 'monitoring',
       component: true,
       files: [
-        {name: 'metrics-reader-rbac.yaml', source: 'monitoring.ts', objects: metricsReaderRbac()},
-        {name: 'pod-monitors.yaml', source: 'monitoring.ts', objects: podMonitors()},
-        {name: 'prometheus-rule.yaml', source: 'alerts.ts', objects: [prometheusRuleObject()]},
-        {name: 'dashboard.yaml', source: 'dashboard.ts', objects: [dashboardConfigMap()]},
+        {name: 'metrics-reader-rbac.yaml', source: 'monitoring/monitoring.ts', objects: metricsReaderRbac()},
+        {name: 'pod-monitors.yaml', source: 'monitoring/monitoring.ts', objects: podMonitors()},
+        {name: 'prometheus-rule.yaml', source: 'monitoring/alerts.ts', objects: [prometheusRuleObject()]},
+        {name: 'dashboard.yaml', source: 'monitoring/dashboard.ts', objects: [dashboardConfigMap()]},
       ],
     },
   ]

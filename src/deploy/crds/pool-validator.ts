@@ -107,6 +107,11 @@ export function validatePool(object: unknown): PoolValidation {
   return {ok: true, pool, problem: {field: problem.field, problem: `${problem.problem}; the pool is treated as having no Ready`}}
 }
 
+/** Whether value is a Ready entry validatePool() keeps as it is (the projections hold such an entry without its list). */
+export function isWellFormedReady(value: unknown): boolean {
+  return checkReady(value)
+}
+
 /**
  * Checks a Lease's spec fields. A Lease is never refused (a refused Lease would read as silence): a
  * malformed field is reported, and toLease() reads it as absent.

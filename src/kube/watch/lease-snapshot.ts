@@ -19,10 +19,11 @@ const PAGE = 500
 
 export function createLeaseSnapshot(kc: KubeConfig, namespace: string, timeoutMs: number, logger: Logger): (signal: AbortSignal) => Promise<Lease[]> {
   const resource = `leases ${namespace}`
-  const source = customObjectSource<RawLease>(kc, {group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace}, {inactivityTimeoutMs: timeoutMs, listTimeoutMs: timeoutMs, transform: projectLease})
+  const source = customObjectSource<RawLease>(kc, {group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace}, {inactivityTimeoutMs: timeoutMs, listTimeoutMs: timeoutMs, transform: (object) => projectLease(object)})
   const gate = new ObjectGate<RawLease>({resource, logger, validate: undefined, onInvalid: () => {}})
   return async (signal) => {
     const snapshot = await listAll(source.list, PAGE, gate, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]))
-    return [...snapshot.objects.values()].map((raw) => toLease({...raw, metadata: {...raw.metadata, namespace}}))
+    // The namespace set on the Lease made, not by spreading the projection (its fields are views on its prototype).
+    return [...snapshot.objects.values()].map((raw) => Object.assign(toLease(raw), {namespace}))
   }
 }

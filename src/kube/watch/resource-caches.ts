@@ -9,7 +9,7 @@ import {ListWatchCache, type CacheObserver} from './list-watch-cache.ts'
 import {WATCHDOG_DEFAULT_MS, type Validation} from './list-watch-options.ts'
 import {customObjectSource, type ResourceRef} from './list-watch-source.ts'
 import type {KubeObject} from './list-watch-store.ts'
-import {projectLease, projectPool, type RawLease} from './projections.ts'
+import {projectLease, projectPool, type HeldName, type RawLease} from './projections.ts'
 
 export type {RawLease} from './projections.ts'
 
@@ -30,6 +30,11 @@ export interface CacheDeps {
   project?: boolean
   /** With project: the pool labels a projected pool keeps (the controller's zone labels). Default none. */
   keepLabels?: readonly string[]
+  /**
+   * With project: the name string the other cache holds for a name (a pool's Lease, a Lease's pool),
+   * so that both keep one instance of it (projections.ts). Default none.
+   */
+  heldName?: HeldName
 }
 
 /** client-node's own stream timeout sits above the cache's watchdog, so that the watchdog decides. */
@@ -56,12 +61,14 @@ function cacheOf<T extends KubeObject>(kc: KubeConfig, ref: ResourceRef, resourc
 }
 
 export function createPoolCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<Pool & KubeObject> {
-  return cacheOf<Pool & KubeObject>(kc, {group: kind.group, version: kind.version, plural: kind.plural}, kind.plural, deps, validatePool, (object) => projectPool(object, deps.keepLabels))
+  const projection = {keepLabels: deps.keepLabels, heldName: deps.heldName}
+  return cacheOf<Pool & KubeObject>(kc, {group: kind.group, version: kind.version, plural: kind.plural}, kind.plural, deps, validatePool, (object) => projectPool(object, projection))
 }
 
 export function createLeaseCache(kc: KubeConfig, kind: PoolKind, deps: CacheDeps): ListWatchCache<RawLease> {
   const ref = {group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespace: kind.leaseNamespace}
-  return cacheOf<RawLease>(kc, ref, `leases ${kind.leaseNamespace}`, deps, validateLease, projectLease)
+  const projection = {heldName: deps.heldName}
+  return cacheOf<RawLease>(kc, ref, `leases ${kind.leaseNamespace}`, deps, validateLease, (object) => projectLease(object, projection))
 }
 
 /** The key a namespaced object has in its cache. */
