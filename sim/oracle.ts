@@ -19,7 +19,7 @@
  * (I) After every instant: no overdue, unmarked pool of a leading engine without a next step
  *     (PoolLifecycle.strandedPools()).
  * (R) Every mark that landed is reported (logged, Evented, counted) once, by the replica that wrote
- *     it: neither twice nor never.
+ *     it: neither twice nor never (unless that replica was killed before the answer could reach it).
  */
 import {READY_CONDITION} from '../src/core/pool-kinds.ts'
 import type {Fault, PartyRef} from './faults.ts'
@@ -113,6 +113,8 @@ export class Oracle {
   /** Per pool: marks that landed, by replica. */
   readonly landed = new Map<string, number>()
   readonly reported = new Map<string, number>()
+  /** Per pool: landed marks whose writer was killed before it could hear the answer. */
+  private readonly unreportable = new Map<string, number>()
   readonly evented = new Map<string, number>()
   marks = 0
   private readonly killedAt = new Map<number, number>()
@@ -203,6 +205,10 @@ export class Oracle {
     if (now !== 'Unknown' || before === 'Unknown' || by.role !== 'controller') return
     this.marks++
     this.landed.set(name, (this.landed.get(name) ?? 0) + 1)
+    // Its writer killed and restarted before the answer could reach it: no process is left to report it.
+    const from = this.markSentAt.get(name) ?? at
+    const writerKilled = this.scenario.faults.some((f) => f.class === 'controller-restart' && f.replica === by.index && f.start >= from && f.start <= at + MARK_IN_FLIGHT_MS)
+    if (writerKilled) this.unreportable.set(name, (this.unreportable.get(name) ?? 0) + 1)
     const index = this.poolIndex(name)
     if (index === undefined) return
     const killed = this.killedAt.get(index)
@@ -269,7 +275,8 @@ export class Oracle {
       const landed = this.landed.get(pool) ?? 0
       const reported = this.reported.get(pool) ?? 0
       const evented = this.evented.get(pool) ?? 0
-      if (reported !== landed || evented !== reported) out.push({pool, landed, reported, evented})
+      const unreportable = this.unreportable.get(pool) ?? 0
+      if (reported > landed || reported < landed - unreportable || evented !== reported) out.push({pool, landed, reported, evented})
     }
     return out
   }
