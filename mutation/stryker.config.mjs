@@ -32,7 +32,7 @@ const config = {
     grep: '/^(?!the fault simulator keeps both promises over).*$/',
   },
   checkers: ['typescript'],
-  tsconfigFile: 'tsconfig.json',
+  tsconfigFile: 'mutation/tsconfig.json',
   typescriptChecker: {prioritizePerformanceOverAccuracy: true},
   coverageAnalysis: 'perTest',
   ignoreStatic: true,
