@@ -90,6 +90,17 @@ describe('controller lifecycle: dry run', () => {
     expect(dry.wouldMarks).to.deep.equal([])
   })
 
+  it('a new pool under the name of one another controller marked is judged afresh: Unknown at first sight, it is respected', async () => {
+    const dry = new LifecycleFixture({dryRun: true})
+    dry.putPool('p', {ready: 'True'})
+    await dry.advance(GRACE / 2)
+    dry.putPool('p', {ready: 'Unknown', reason: 'MachinePoolStatusUnknown'}) // the controller in charge marks it
+    await dry.advance(GRACE / 10)
+    dry.putPool('p', {uid: 'uid-p-2', ready: 'Unknown', reason: 'MachinePoolStatusUnknown'})
+    await dry.advance(2 * GRACE)
+    expect(dry.wouldMarks).to.deep.equal([])
+  })
+
   it('holds its hand exactly as the real engine: the breaker trips and recovers alike, and nothing is would-marked while open', async () => {
     const p = pair({maxUnhealthy: parseMaxUnhealthy('1')})
     for (const name of ['a', 'b', 'c']) p.putPool(name)
