@@ -1,0 +1,72 @@
+/**
+ * The engine's transitions that no test asserted until `npm run mutation` showed them undefended
+ * (issue 30): a whole view again resets a backoff grown with the outage, a repeated setLeader or
+ * setViewWhole is a no-op (it must not abort what is in flight), the era's abort reasons, and the evidence age after a spell that lost events.
+ */
+import {expect} from 'chai'
+import type {Lease} from '../../../../src/core/types.ts'
+import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
+
+function manualConfirm() {
+  const pending: {name: string; signal: AbortSignal; resolve: (lease: Lease | undefined) => void}[] = []
+  const confirmLease = (name: string, signal: AbortSignal) => new Promise<Lease | undefined>((resolve) => pending.push({name, signal, resolve}))
+  return {pending, confirmLease}
+}
+
+describe('controller lifecycle: transitions', () => {
+  it('whole again after a blind spell, a pool waiting out a retry backoff grown with the outage is looked at at once', async () => {
+    const fx = new LifecycleFixture({retryBaseMs: 1_000, retryMaxMs: 10_000})
+    fx.putPool('p', {ready: 'True'})
+    fx.store.script.failNext('writeConditions', () => new Error('etcdserver: request timed out'), 1_000)
+    await fx.advance(GRACE)
+    for (let i = 0; i < 30; i++) await fx.advance(1_000) // retries back off to the 10 s cap
+    const next = fx.engine.nextLook('p')
+    expect(next, 'a retry is armed').to.not.equal(undefined)
+    fx.store.script.stopFailing('writeConditions')
+    fx.engine.setViewWhole(false)
+    fx.engine.setViewWhole(true)
+    await fx.advance(0)
+    expect(fx.marks.map((m) => m.name), 'marked now, not at the backoff\'s end').to.deep.equal(['p'])
+  })
+
+  it('a repeated setLeader(true) or setViewWhole(true) aborts nothing: the confirming read in flight goes on and the pool is marked', async () => {
+    const confirm = manualConfirm()
+    const fx = new LifecycleFixture({confirmLease: confirm.confirmLease})
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(GRACE)
+    const read = confirm.pending[0]!
+    fx.engine.setLeader(true)
+    fx.engine.setViewWhole(true)
+    expect(read.signal.aborted).to.equal(false)
+    read.resolve(undefined)
+    await fx.advance(0)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+  })
+
+  it('the era\'s end aborts what is in flight with its reason: "leadership lost", or "the lifecycle engine stopped" at close()', async () => {
+    const confirm = manualConfirm()
+    const fx = new LifecycleFixture({confirmLease: confirm.confirmLease})
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(GRACE)
+    fx.engine.setLeader(false)
+    expect((confirm.pending[0]?.signal.reason as Error).message).to.equal('leadership lost')
+    fx.engine.setLeader(true)
+    await fx.advance(0)
+    const read = confirm.pending.at(-1)!
+    expect(read.signal.aborted).to.equal(false)
+    await fx.engine.close()
+    expect((read.signal.reason as Error).message).to.equal('the lifecycle engine stopped')
+  })
+
+  it('the evidence age restarts at a spell that may have lost events, and counts whole time only', async () => {
+    const fx = new LifecycleFixture()
+    await fx.advance(GRACE)
+    expect(fx.engine.evidenceAgeMs()).to.equal(GRACE)
+    fx.engine.setViewWhole(false)
+    await fx.advance(10_000)
+    fx.engine.setViewWhole(true, {sinceMs: 0, lost: true})
+    expect(fx.engine.evidenceAgeMs()).to.equal(0)
+    await fx.advance(1_000)
+    expect(fx.engine.evidenceAgeMs()).to.equal(1_000)
+  })
+})
