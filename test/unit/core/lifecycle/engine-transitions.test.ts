@@ -69,4 +69,13 @@ describe('controller lifecycle: transitions', () => {
     await fx.advance(1_000)
     expect(fx.engine.evidenceAgeMs()).to.equal(1_000)
   })
+
+  it('a standby (not leader) judges nothing, so it strands nothing: strandedPools() is empty however long its pools are silent', async () => {
+    const fx = new LifecycleFixture({active: false})
+    fx.engine.setViewWhole(true)
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(2 * GRACE)
+    expect(fx.engine.strandedPools()).to.deep.equal([])
+    expect(fx.writes).to.equal(0)
+  })
 })
