@@ -43,4 +43,33 @@ describe('controller lifecycle: a pool replaced under its name', () => {
     await fx.advance(1)
     expect(fx.ready('p')?.status).to.equal('Unknown')
   })
+
+  it('deleting the silent pools that tripped the breaker closes it at once: a deleted pool is no unhealthy one', async () => {
+    const fx = new LifecycleFixture({maxUnhealthy: {kind: 'count', count: 2}})
+    for (const name of ['a', 'b', 'c', 'd', 'e']) fx.putPool(name, {ready: 'True'})
+    for (let i = 1; i <= 10; i++) {
+      await fx.advance(GRACE / 5)
+      fx.renew('e', `r${i}`)
+      fx.renew('d', `r${i}`)
+    }
+    expect(fx.engine.breakerState.tripped).to.equal(true)
+    fx.deletePool('a')
+    fx.deletePool('b')
+    expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped', 'recovered'])
+    expect(fx.engine.breakerState).to.deep.equal({tripped: false, unhealthy: 0, total: 3})
+  })
+
+  it('a new pool under the name of a silent one that tripped the breaker is no unhealthy one: the breaker closes', async () => {
+    const fx = new LifecycleFixture({maxUnhealthy: {kind: 'count', count: 2}})
+    for (const name of ['a', 'b', 'c', 'd', 'e']) fx.putPool(name, {ready: 'True'})
+    for (let i = 1; i <= 10; i++) {
+      await fx.advance(GRACE / 5)
+      fx.renew('e', `r${i}`)
+      fx.renew('d', `r${i}`)
+    }
+    expect(fx.engine.breakerState.tripped).to.equal(true)
+    fx.putPool('a', {uid: 'uid-a-2', ready: 'True'})
+    expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped', 'recovered'])
+    expect(fx.engine.breakerState.tripped).to.equal(false)
+  })
 })
