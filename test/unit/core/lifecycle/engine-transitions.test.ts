@@ -78,4 +78,17 @@ describe('controller lifecycle: transitions', () => {
     expect(fx.engine.strandedPools()).to.deep.equal([])
     expect(fx.writes).to.equal(0)
   })
+
+  it('a new leadership starts each overdue pool\'s attempts afresh: the failures of the era before are not its retries', async () => {
+    const fx = new LifecycleFixture({retryBaseMs: 1_000, retryMaxMs: 10_000})
+    fx.putPool('p', {ready: 'True'})
+    fx.store.script.failNext('writeConditions', () => new Error('etcdserver: request timed out'), 1_000)
+    await fx.advance(GRACE)
+    for (let i = 0; i < 30; i++) await fx.advance(1_000)
+    fx.store.script.stopFailing('writeConditions')
+    fx.engine.setLeader(false)
+    fx.engine.setLeader(true)
+    await fx.advance(0)
+    expect(fx.marks.map((m) => `${m.name} after ${m.retries} retries`)).to.deep.equal(['p after 0 retries'])
+  })
 })
