@@ -91,4 +91,21 @@ describe('controller lifecycle: transitions', () => {
     await fx.advance(0)
     expect(fx.marks.map((m) => `${m.name} after ${m.retries} retries`)).to.deep.equal(['p after 0 retries'])
   })
+
+  it('close() resolves only once the write in flight has been answered (a write does not stop at the abort: its outcome is the API\'s)', async () => {
+    const fx = new LifecycleFixture()
+    fx.putPool('p', {ready: 'True'})
+    const write = fx.store.writeConditions.bind(fx.store)
+    let answer: (() => void) | undefined
+    fx.store.writeConditions = (...args) => new Promise((resolve, reject) => (answer = () => write(...args).then(resolve, reject)))
+    await fx.advance(GRACE)
+    expect(answer, 'the write went out').to.not.equal(undefined)
+    let closed = false
+    void fx.engine.close().then(() => (closed = true))
+    await fx.advance(0)
+    expect(closed, 'waiting for the write').to.equal(false)
+    answer?.()
+    await fx.advance(0)
+    expect(closed).to.equal(true)
+  })
 })
