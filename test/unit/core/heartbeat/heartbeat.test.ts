@@ -619,6 +619,21 @@ describe('Heartbeat', () => {
       expect(failed[0]?.obj).to.include({kind: 'machine', pool: NAME})
     })
 
+    it('a Ready the API did not keep is a warning with its fields, not a change: no Event', async () => {
+      const events: PoolEvent[] = []
+      const write = pools.writeConditions.bind(pools)
+      pools.writeConditions = async (...args) => {
+        const written = await write(...args)
+        return {...written, status: {...written.status, conditions: []}}
+      }
+      const result = await heartbeat({events: {record: (event) => events.push(event)}}).tickOnce(controller.signal)
+      expect(result.ready).to.deep.equal({outcome: 'not-held', status: 'True'})
+      const [line] = logger.at('warn')
+      expect(line?.msg).to.equal(`pool ${NAME} Ready=True was written, but the API did not keep it`)
+      expect(line?.obj).to.include({kind: 'machine', pool: NAME, status: 'True', reason: 'HeartbeatReceived'})
+      expect(events).to.deep.equal([])
+    })
+
     it('says each Ready change at info with its fields, and spells the Event\'s apiVersion from the kind', async () => {
       const events: PoolEvent[] = []
       await heartbeat({events: {record: (event) => events.push(event)}}).tickOnce(controller.signal)
