@@ -407,6 +407,19 @@ describe('LeaderElector', () => {
       expect(getEventListeners(me.controller.signal, 'abort')).to.have.length(0)
     })
 
+    it('stopped while waiting for its next renewal, it reads nothing more (even with no Lease of its own to renew from)', async () => {
+      const me = new Replica(clock, store, ME, {logger}).start()
+      await flushPromises()
+      // A renewal that meets a conflict, then fails its read: nothing of its own to renew from.
+      store.script.failNext('update', () => new ConflictError('the object has been modified'))
+      store.script.failNext('get', () => new Error('connection reset'))
+      await clock.advance(RETRY)
+      const reads = store.script.calls('get')
+      me.controller.abort()
+      expect(await me.done).to.equal('stopped')
+      expect(store.script.calls('get')).to.equal(reads)
+    })
+
     it('renewals leave no listener behind on the leader signal', async () => {
       const me = new Replica(clock, store, ME).start()
       await flushPromises()
