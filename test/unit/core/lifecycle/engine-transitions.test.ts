@@ -108,4 +108,17 @@ describe('controller lifecycle: transitions', () => {
     await fx.advance(0)
     expect(closed).to.equal(true)
   })
+
+  it('whole again, a breaker\'s hold of a newly silent pool runs on: the pool is not looked at before the hold ends', async () => {
+    const fx = new LifecycleFixture({maxUnhealthy: {kind: 'count', count: 2}, breakerHoldMs: 5_000})
+    fx.putPool('p', {ready: 'True'})
+    await fx.advance(GRACE)
+    expect(fx.engine.verdict('p')?.state).to.equal('held')
+    fx.engine.setViewWhole(false)
+    fx.engine.setViewWhole(true)
+    await fx.advance(4_999)
+    expect(fx.marks).to.deep.equal([])
+    await fx.advance(1)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+  })
 })
