@@ -121,4 +121,21 @@ describe('controller lifecycle: transitions', () => {
     await fx.advance(1)
     expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
   })
+
+  it('a blind spell seen late that undoes the silence which tripped the breaker closes it as the view turns whole', async () => {
+    const fx = new LifecycleFixture({maxUnhealthy: {kind: 'count', count: 2}})
+    for (const name of ['a', 'b', 'c', 'd', 'e']) fx.putPool(name, {ready: 'True'})
+    for (let i = 1; i <= 5; i++) {
+      await fx.advance(GRACE / 5)
+      fx.renew('d', `r${i}`)
+      fx.renew('e', `r${i}`)
+    }
+    await fx.advance(1_000)
+    expect(fx.engine.breakerState.tripped).to.equal(true)
+    // The view was blind since before a, b and c fell due: their silence past the grace is cut out.
+    fx.engine.setViewWhole(false, {sinceMs: 2_000, lost: false})
+    fx.engine.setViewWhole(true)
+    expect(fx.engine.breakerState.tripped).to.equal(false)
+    expect(fx.writes).to.equal(0)
+  })
 })
