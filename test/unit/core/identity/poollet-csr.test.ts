@@ -131,6 +131,7 @@ describe('poollet CSR rules', () => {
       ['one usage more', {usages: [...POOLLET_CSR_USAGES, 'server auth']}, 'usages', 'usages [digital signature, key encipherment, client auth, server auth] are not exactly'],
       ['three RDNs', {subject: [cn(P1), o(machine.poolletGroup), [{type: 'OU', stringType: 'PrintableString', value: 'x'}]]}, 'subject', `(3 RDNs): CN=${P1}, O=${machine.poolletGroup}, OU=x`],
       ['CN and OU', {subject: [cn(P1), [{type: 'OU', stringType: 'PrintableString', value: machine.poolletGroup}]]}, 'subject', '(types CN, OU)'],
+      ['OU and O', {subject: [[{type: 'OU', stringType: 'PrintableString', value: P1}], o(machine.poolletGroup)]}, 'subject', '(types OU, O)'],
       ['a BMPString', {subject: [cn(P1, 'BMPString'), o(machine.poolletGroup)]}, 'subject', '(CN is a BMPString, not a PrintableString or UTF8String)'],
       ['a UTF8String organization', {subject: [cn(P1), o('system:nodes', 'UTF8String')]}, 'organization', `organization is system:nodes, not ${machine.poolletGroup}`],
       ['another prefix', {subject: [cn('system:node:p1'), o(machine.poolletGroup)]}, 'common-name', `common name system:node:p1 does not begin with ${machine.poolletUserPrefix}`],
@@ -147,6 +148,25 @@ describe('poollet CSR rules', () => {
         expect(judgement.verdict === 'broken' && judgement.kind.name).to.equal('machine')
       })
     }
+
+    it('an RSASSA-PSS key is no RSA key, however long; a signature algorithm without a hash is said without one', () => {
+      const pss = judgePoolletCsr(facts(machine, 'p1', {publicKey: {algorithm: 'RSASSA-PSS', bits: 2048}, signatureAlgorithm: {name: 'RSASSA-PSS'}}), BOOTSTRAP)
+      expect(pss.verdict === 'broken' && `${pss.rule}: ${pss.message}`).to.equal('key: the public key is RSASSA-PSS 2048 bits, not ECDSA P-256 or P-384 nor RSA of at least 2048 bits')
+      const ed = judgePoolletCsr(facts(machine, 'p1', {publicKey: {algorithm: 'Ed25519'}, signatureAlgorithm: {name: 'Ed25519'}}), BOOTSTRAP)
+      expect(ed.verdict === 'broken' && ed.message).to.equal('the public key is Ed25519, not ECDSA P-256 or P-384 nor RSA of at least 2048 bits')
+      const noHash = judgePoolletCsr(facts(machine, 'p1', {signatureAlgorithm: {name: 'Ed25519'}}), BOOTSTRAP)
+      expect(noHash.verdict === 'broken' && noHash.message).to.equal('the request is signed with Ed25519, not ECDSA with SHA-256, SHA-384, SHA-512')
+    })
+
+    it('a requester in two kinds\' poollet groups is the first kind\'s poollet: it may not request the other kind\'s name', () => {
+      const both: CsrRequester = {username: `${volume.poolletUserPrefix}v1`, groups: [machine.poolletGroup, volume.poolletGroup]}
+      expect(judgePoolletCsr(facts(volume, 'v1'), both)).to.deep.include({verdict: 'broken', rule: 'self'})
+    })
+
+    it('a CN that reads as a kind\'s group claims no kind: only an O does', () => {
+      const csr = facts(machine, 'p1', {subject: [cn(volume.poolletGroup), o('junk')]})
+      expect(judgePoolletCsr(csr, {username: 'someone', groups: []})).to.deep.equal({verdict: 'foreign'})
+    })
 
     it('the self rule names the requester, its kind and the name it asked for', () => {
       const p1: CsrRequester = {username: P1, groups: [machine.poolletGroup]}
