@@ -50,6 +50,9 @@ describe('--max-unhealthy', () => {
 
   it('trims the text, refuses a count too large to count exactly, and writes a limit back as it is typed', () => {
     expect(parseMaxUnhealthy(' 10 ')).to.deep.equal({kind: 'count', count: 10})
+    expect(parseMaxUnhealthy('12.25%')).to.deep.equal({kind: 'percent', percent: 12.25})
+    expect(() => parseMaxUnhealthy('10%x')).to.throw('got "10%x"')
+    expect(() => parseMaxUnhealthy('1-2')).to.throw('got "1-2"')
     expect(() => parseMaxUnhealthy('99999999999999999999')).to.throw('--max-unhealthy must be a whole number of pools (e.g. 10) or a percentage from 0% to 100% (e.g. 30%); "99999999999999999999" is too large')
     expect(() => parseMaxUnhealthy('x', '--zone-max-unhealthy')).to.throw(/^--zone-max-unhealthy must be/)
     expect([formatMaxUnhealthy({kind: 'count', count: 3}), formatMaxUnhealthy({kind: 'percent', percent: 12.5})]).to.deep.equal(['3', '12.5%'])
