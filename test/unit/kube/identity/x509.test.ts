@@ -9,6 +9,7 @@ import {expect} from 'chai'
 import {createPrivateKey, webcrypto} from 'node:crypto'
 import {CertificationRequest} from '@peculiar/asn1-csr'
 import {AsnConvert} from '@peculiar/asn1-schema'
+import {Attribute} from '@peculiar/asn1-x509'
 import {certificateInfo, generateCsr, readCsr, selfSignedServingCertificate} from '../../../../src/kube/identity/x509.ts'
 
 x509.cryptoProvider.set(webcrypto)
@@ -109,6 +110,16 @@ describe('x509: readCsr on requests the CSR cases do not craft', function () {
     const v2 = AsnConvert.parse(der, CertificationRequest)
     v2.certificationRequestInfo.version = 1
     expect((await read(pemOf(AsnConvert.serialize(v2)))).unreadable).to.equal("the request's version is 1, not v1 (0)")
+  })
+
+  it('an extension request that is empty, or that does not parse, is named as such', async () => {
+    const csr = AsnConvert.parse(Buffer.from((await request()).rawData), CertificationRequest)
+    csr.certificationRequestInfo.attributes.push(
+      new Attribute({type: '1.2.840.113549.1.9.14', values: []}),
+      new Attribute({type: '1.2.840.113549.1.9.14', values: [new Uint8Array([0x04, 0x01, 0x00]).buffer]}),
+    )
+    const facts = await read(pemOf(AsnConvert.serialize(csr)))
+    expect(facts.extensions).to.deep.equal(['an empty extension request', 'an unparsable extension request'])
   })
 
   it('a request whose signature does not verify is read, with signatureValid false', async () => {
