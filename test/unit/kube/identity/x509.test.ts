@@ -122,6 +122,14 @@ describe('x509: readCsr on requests the CSR cases do not craft', function () {
     expect(facts.extensions).to.deep.equal(['an empty extension request', 'an unparsable extension request'])
   })
 
+  it('a public key node:crypto cannot read is named by its algorithm OID, and its signature does not verify', async () => {
+    const csr = AsnConvert.parse(Buffer.from((await request()).rawData), CertificationRequest)
+    csr.certificationRequestInfo.subjectPKInfo.subjectPublicKey = new Uint8Array([0x04, 0x01, 0x02]).buffer
+    const facts = await read(pemOf(AsnConvert.serialize(csr)))
+    expect(facts.publicKey).to.deep.equal({algorithm: 'unreadable key (algorithm 1.2.840.10045.2.1)'})
+    expect(facts.signatureValid).to.equal(false)
+  })
+
   it('a request whose signature does not verify is read, with signatureValid false', async () => {
     const der = Buffer.from((await request()).rawData)
     der[der.length - 2] ^= 0x01
