@@ -97,7 +97,7 @@ describe('controller lifecycle: transitions', () => {
     fx.putPool('p', {ready: 'True'})
     const write = fx.store.writeConditions.bind(fx.store)
     let answer: (() => void) | undefined
-    fx.store.writeConditions = (...args) => new Promise((resolve, reject) => (answer = () => write(...args).then(resolve, reject)))
+    fx.store.writeConditions = (...args) => new Promise((resolve, reject) => (answer = () => void write(...args).then(resolve, reject)))
     await fx.advance(GRACE)
     expect(answer, 'the write went out').to.not.equal(undefined)
     let closed = false

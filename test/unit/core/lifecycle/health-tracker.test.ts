@@ -85,7 +85,7 @@ describe('HealthTracker', () => {
       expect(tracker.observePool('p', ready('False', 2))).to.equal('progress')
     })
 
-    it('records when each change happened against the blind time cut out so far', async () => {
+    it('records when each change happened against the blind time cut out so far', () => {
       const clock = new FakeClock()
       let cut = 100
       const tracker = new HealthTracker(clock, () => cut)

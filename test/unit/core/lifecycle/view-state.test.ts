@@ -111,7 +111,7 @@ describe('ViewState', () => {
     expect(logger.at('info').at(-1)?.obj.reasons).to.deep.equal(['watch-gap', 'paused', 'watch-gap'])
   })
 
-  it('a spell without a pause keeps the silence: said so when whole again; a reason of equal rank does not replace the first', async () => {
+  it('a spell without a pause keeps the silence: said so when whole again; a reason of equal rank does not replace the first', () => {
     const {view, logger, changes} = setup()
     for (const s of ['sight', 'pools', 'leases']) view.set(s, undefined)
     view.set('pools', 'watch-gap', 'relisting')

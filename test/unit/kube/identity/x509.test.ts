@@ -73,7 +73,7 @@ describe('x509: readCsr on requests the CSR cases do not craft', function () {
   this.timeout(10_000)
   const SIGNER = 'kubernetes.io/kube-apiserver-client'
   const ALG = {name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256'}
-  const pemOf = (der: ArrayBuffer | Buffer) => `-----BEGIN CERTIFICATE REQUEST-----\n${Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END CERTIFICATE REQUEST-----\n`
+  const pemOf = (der: ArrayBuffer | Uint8Array) => `-----BEGIN CERTIFICATE REQUEST-----\n${Buffer.from(der instanceof Uint8Array ? der : new Uint8Array(der)).toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END CERTIFICATE REQUEST-----\n`
   async function request(extensions: x509.Extension[] = []): Promise<x509.Pkcs10CertificateRequest> {
     const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])
     return x509.Pkcs10CertificateRequestGenerator.create({name: 'CN=p1, O=g', keys, signingAlgorithm: ALG, extensions})
@@ -132,7 +132,7 @@ describe('x509: readCsr on requests the CSR cases do not craft', function () {
 
   it('a request whose signature does not verify is read, with signatureValid false', async () => {
     const der = Buffer.from((await request()).rawData)
-    der[der.length - 2] ^= 0x01
+    der[der.length - 2] = (der[der.length - 2] ?? 0) ^ 0x01
     const facts = await read(pemOf(der))
     expect(facts.unreadable).to.equal(undefined)
     expect(facts.signatureValid).to.equal(false)
