@@ -3,12 +3,12 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  {ignores: ['dist/**', 'node_modules/**', 'src/iri/gen/**']},
+  {ignores: ['dist/**', 'node_modules/**', 'src/iri/gen/**', 'mutation/reports/**', 'mutation/.stryker-tmp/**']},
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: {projectService: {allowDefaultProject: ['*.js', 'bin/run.js', 'bin/kubectl-complete.js', 'test/*.cjs']}, tsconfigRootDir: import.meta.dirname},
+      parserOptions: {projectService: {allowDefaultProject: ['*.js', 'bin/run.js', 'bin/kubectl-complete.js', 'test/*.cjs', 'mutation/*.mjs']}, tsconfigRootDir: import.meta.dirname},
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', {argsIgnorePattern: '^_', varsIgnorePattern: '^_'}],

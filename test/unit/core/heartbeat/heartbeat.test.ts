@@ -1,4 +1,6 @@
 import {expect} from 'chai'
+import {getEventListeners} from 'node:events'
+import {sleep} from '../../../../src/core/clock.ts'
 import {ForbiddenError, ProbeError} from '../../../../src/core/errors.ts'
 import {Heartbeat, RENEW_BACKOFF_MAX_MS, renewBackoffMs, type HeartbeatOptions, type TickResult} from '../../../../src/core/heartbeat/heartbeat.ts'
 import {LEASE_WRITE_ATTEMPTS, defaultHolderIdentity} from '../../../../src/core/heartbeat/lease-renewer.ts'
@@ -402,6 +404,7 @@ describe('Heartbeat', () => {
     expect(beat.yieldedTo()).to.equal('machinepoollet-1')
     const said = logger.entries.filter((e) => e.level === 'error')
     expect(said).to.have.length(1)
+    expect(said[0]?.obj).to.include({kind: 'machine', pool: NAME, lease: LEASE, holder: 'machinepoollet-1', holderIdentity: defaultHolderIdentity(NAME, 'uuid-1')})
     expect(said[0]?.msg).to.equal(`Lease ${LEASE} is renewed by another holder, machinepoollet-1, since this poollet (${defaultHolderIdentity(NAME, 'uuid-1')}) took it: this poollet stopped renewing it and writing Ready, and takes it again only once it is left unrenewed for 40s`)
     expect(events.map((e) => `${e.type} ${e.reason} ${e.kind}/${e.name} ${e.uid}`)).to.deep.equal(['Normal MachinePoolReady MachinePool/p1 uid-p1', 'Warning LeaseYielded MachinePool/p1 uid-p1'])
     // The rival stops: 40 s after its last renewal was seen (by this tick), the Lease is this poollet's again.
@@ -436,6 +439,208 @@ describe('Heartbeat', () => {
       `info pool ${NAME}: bucket runtime status probe succeeded again (this API has no conditions for bucketpools: recorded as an Event)`,
       `warn pool ${NAME}: runtime probe failed: ${probe.error} (this API has no conditions for bucketpools: recorded as an Event)`,
     ])
+    const said = logger.entries.filter((e) => e.msg.startsWith(`pool ${NAME}: `)).map((e) => e.obj)
+    expect(said[0]).to.include({kind: 'bucket', pool: NAME, probe: 'ok'})
+    expect(said[1]).to.include({kind: 'bucket', pool: NAME, probe: 'failed', error: probe.error})
     expect(pools.script.calls('writeConditions')).to.equal(0)
+  })
+
+  describe('the rules a mutation run found undefended (issue 30)', () => {
+    it('a renewal refused for a whole budget: 5 attempts at once, then one a step at 200 ms doubling to 7 s (upper half: 100 ms … 3.5 s at random 0), each failure logged with its retry and the last without; the edge told of each', async () => {
+      const failures: unknown[] = []
+      const beat = heartbeat({random: () => 0, leaseDurationMs: 10_000, intervalMs: 10_000, onLeaseRenewalFailed: (error) => failures.push(error)})
+      await beat.tickOnce(controller.signal)
+      leases.script.failNext('update', () => new ForbiddenError('forbidden'), 1_000)
+      const before = leases.script.calls('update')
+      const result = await untilSettled(beat.tickOnce(controller.signal))
+      expect(result.lease.outcome).to.equal('error')
+      const said = logger.at('error').map((e) => ({attempts: e.obj.attempts, retryInMs: e.obj.retryInMs}))
+      expect(said).to.deep.equal([
+        ...[100, 200, 400, 800, 1_600, 3_200, 3_500].map((retryInMs, i) => ({attempts: i === 0 ? LEASE_WRITE_ATTEMPTS : 1, retryInMs})),
+        {attempts: 1, retryInMs: undefined},
+      ])
+      expect(leases.script.calls('update') - before).to.equal(LEASE_WRITE_ATTEMPTS + 7)
+      expect(failures).to.have.length(8)
+    })
+
+    it('a backoff wait that would end exactly at the budget\'s end is not waited (the budget is exclusive)', async () => {
+      // Budget 9.8 s: the sixth step's retry at 6.3 s would wait 3.5 s, to 9.8 s exactly.
+      const beat = heartbeat({random: () => 0, leaseDurationMs: 9_800, intervalMs: 9_800})
+      await beat.tickOnce(controller.signal)
+      leases.script.failNext('update', () => new ForbiddenError('forbidden'), 1_000)
+      const before = leases.script.calls('update')
+      await untilSettled(beat.tickOnce(controller.signal))
+      expect(leases.script.calls('update') - before).to.equal(LEASE_WRITE_ATTEMPTS + 6)
+    })
+
+    it('a yield to a holder that wrote no duration is said with this poollet\'s own', async () => {
+      const beat = heartbeat({leaseDurationMs: 30_000})
+      await beat.tickOnce(controller.signal)
+      const current = leases.peek(NAME)!
+      leases.put({...current, spec: {holderIdentity: 'machinepoollet-1', renewTime: '2026-01-01T00:00:00.000000Z'}})
+      expect((await beat.tickOnce(controller.signal)).lease.outcome).to.equal('yielded')
+      expect(logger.at('error')[0]?.msg).to.match(/takes it again only once it is left unrenewed for 30s$/)
+    })
+
+    it('times the probe and the renewal on the monotonic clock (durationMs), answered or failed', async () => {
+      const slow = {answer: 'ok', probe: async () => {
+        await sleep(clock, 300)
+        if (slow.answer !== 'ok') throw new ProbeError('no runtime')
+      }}
+      const beat = heartbeat({probe: slow, random: () => 0})
+      await clock.advance(1_000) // durations are differences, not readings of the clock
+      const first = beat.tickOnce(controller.signal)
+      await clock.advance(300)
+      expect((await first).probe).to.deep.equal({ok: true, durationMs: 300})
+      slow.answer = 'fail'
+      leases.script.failNext('update', () => new Error('update lease: no answer within 10s'), LEASE_WRITE_ATTEMPTS)
+      const second = untilSettled(beat.tickOnce(controller.signal))
+      const result = await second
+      expect(result.probe).to.deep.equal({ok: false, error: 'no runtime', durationMs: 300})
+      // The first call's 5 attempts failed at once; the backoff's retry 100 ms later renewed.
+      expect(result.lease).to.deep.include({outcome: 'renewed', durationMs: 100})
+    })
+
+    it('a probe that fails with no text publishes "runtime probe failed"', async () => {
+      const result = await heartbeat({probe: {probe: () => Promise.reject(new Error(''))}}).tickOnce(controller.signal)
+      expect(result.probe).to.deep.include({ok: false, error: 'runtime probe failed'})
+      expect(ready()).to.deep.include({status: 'False', message: 'runtime probe failed'})
+    })
+
+    it('a tick on a signal already aborted waits for no probe: failed at once, nothing written, and the probe told', async () => {
+      probe.answer = 'hang'
+      controller.abort()
+      let result: TickResult | undefined
+      void heartbeat().tickOnce(controller.signal).then((r) => (result = r))
+      await flushPromises()
+      expect(result?.probe.ok, 'settled without the clock moving').to.equal(false)
+      expect(result?.lease.outcome).to.equal('skipped')
+      expect(probe.signals[0]?.aborted).to.equal(true)
+      expect(leases.peek(NAME)).to.be.undefined
+    })
+
+    it('shutdown during the renewal: the Ready write is skipped', async () => {
+      probe.answer = 'fail'
+      leases.script.beforeCall('create', 1, () => controller.abort())
+      const result = await heartbeat().tickOnce(controller.signal)
+      expect(result.lease.outcome).to.equal('created')
+      expect(result.ready.outcome).to.equal('skipped')
+      expect(pools.script.calls('writeConditions')).to.equal(0)
+    })
+
+    it('shutdown during a backoff wait ends the tick: no try after it', async () => {
+      const beat = heartbeat({random: () => 0})
+      await beat.tickOnce(controller.signal)
+      leases.script.failNext('update', () => new Error('connection reset'), 1_000)
+      const before = leases.script.calls('update')
+      const tick = beat.tickOnce(controller.signal)
+      await flushPromises()
+      expect(leases.script.calls('update') - before).to.equal(LEASE_WRITE_ATTEMPTS)
+      controller.abort()
+      const result = await tick
+      expect(result.lease.outcome).to.equal('error')
+      expect(leases.script.calls('update') - before).to.equal(LEASE_WRITE_ATTEMPTS)
+    })
+
+    it('leaves no listener on the caller\'s signal after its ticks', async () => {
+      const beat = heartbeat()
+      for (let i = 0; i < 3; i++) await beat.tickOnce(controller.signal)
+      expect(getEventListeners(controller.signal, 'abort')).to.have.length(0)
+    })
+
+    it('a yield is no renewal: past the Lease duration of yielding, a failing tick retries within its own interval only; heartbeat resumed is said once, and a predecessor\'s takeover says nothing of it', async () => {
+      leases.put({name: NAME, namespace: KIND.leaseNamespace, spec: {holderIdentity: 'p1_predecessor', leaseDurationSeconds: 40, leaseTransitions: 0}})
+      pools.put({...pools.peek(NAME)!, metadata: {...pools.peek(NAME)!.metadata, uid: 'uid-p1'}})
+      const events: PoolEvent[] = []
+      const beat = heartbeat({random: () => 0, getPool: () => pools.peek(NAME), events: {record: (event) => events.push(event)}})
+      expect((await beat.tickOnce(controller.signal)).lease.outcome).to.equal('took-over')
+      const resumed = () => logger.at('info').filter((e) => e.msg === `pool ${NAME}: the Lease is this poollet's again, heartbeat resumed`)
+      expect(resumed()).to.have.length(0)
+      const rival = () => {
+        const current = leases.peek(NAME)!
+        leases.put({...current, spec: {...current.spec, holderIdentity: 'machinepoollet-1', leaseDurationSeconds: 40, renewTime: new Date(clock.wall()).toISOString()}})
+      }
+      const reads = pools.script.calls('get')
+      for (let i = 0; i < 6; i++) {
+        await clock.advance(10_000)
+        rival()
+        expect((await beat.tickOnce(controller.signal)).lease.outcome).to.equal('yielded')
+      }
+      expect(pools.script.calls('get'), 'the yield Event takes the uid from the cache').to.equal(reads)
+      expect(events.filter((e) => e.reason === 'LeaseYielded').map((e) => `${e.apiVersion} ${e.kind} ${e.uid}`)).to.deep.equal(['compute.ironcore.dev/v1alpha1 MachinePool uid-p1'])
+      await clock.advance(10_000)
+      leases.script.failNext('get', () => new Error('connection reset'), 1_000)
+      const tickStart = clock.monotonic()
+      expect((await untilSettled(beat.tickOnce(controller.signal))).lease.outcome).to.equal('error')
+      expect(clock.monotonic()).to.be.at.most(tickStart + 10_000)
+      leases.script.stopFailing('get')
+      await clock.advance(40_000)
+      expect((await untilSettled(beat.tickOnce(controller.signal))).lease.outcome).to.equal('took-over')
+      expect(resumed()).to.have.length(1)
+      expect(resumed()[0]?.obj).to.include({kind: 'machine', pool: NAME, holder: 'machinepoollet-1'})
+    })
+
+    it('a renewal refused past the Lease duration still retries within its own tick\'s interval (3 tries at the 3.5 s step reached)', async () => {
+      const beat = heartbeat({random: () => 0, leaseDurationMs: 40_000})
+      await beat.tickOnce(controller.signal)
+      leases.script.failNext('update', () => new Error('connection reset'), 10_000)
+      await clock.advance(10_000)
+      await untilSettled(beat.tickOnce(controller.signal))
+      await clock.advance(10_000)
+      const calls = leases.script.calls('update')
+      await untilSettled(beat.tickOnce(controller.signal))
+      expect(leases.script.calls('update') - calls).to.equal(3)
+    })
+
+    it('run(): a throwing onTick is logged and the loop goes on', async () => {
+      let ticks = 0
+      const done = heartbeat({intervalMs: 10_000, random: () => 0}).run(controller.signal, () => {
+        ticks++
+        throw new Error('metrics exploded')
+      })
+      await flushPromises()
+      await clock.advance(10_000)
+      expect(ticks).to.equal(2)
+      const failed = logger.at('error').filter((e) => e.msg === 'heartbeat tick failed')
+      expect(failed).to.have.length(2)
+      expect(failed[0]?.obj).to.include({kind: 'machine', pool: NAME})
+      controller.abort()
+      await done
+    })
+
+    it('a throwing onLeaseRenewalFailed is logged; the tick still ends', async () => {
+      const beat = heartbeat({leaseDurationMs: 10_000, intervalMs: 10_000, onLeaseRenewalFailed: () => {
+        throw new Error('no pool to drop')
+      }})
+      leases.script.failNext('create', () => new ForbiddenError('forbidden'), 1_000)
+      expect((await untilSettled(beat.tickOnce(controller.signal))).lease.outcome).to.equal('error')
+      const failed = logger.at('error').filter((e) => e.msg === 'onLeaseRenewalFailed failed')
+      expect(failed.length).to.be.greaterThan(0)
+      expect(failed[0]?.obj).to.include({kind: 'machine', pool: NAME})
+    })
+
+    it('a Ready the API did not keep is a warning with its fields, not a change: no Event', async () => {
+      const events: PoolEvent[] = []
+      const write = pools.writeConditions.bind(pools)
+      pools.writeConditions = async (...args) => {
+        const written = await write(...args)
+        return {...written, status: {...written.status, conditions: []}}
+      }
+      const result = await heartbeat({events: {record: (event) => events.push(event)}}).tickOnce(controller.signal)
+      expect(result.ready).to.deep.equal({outcome: 'not-held', status: 'True'})
+      const [line] = logger.at('warn')
+      expect(line?.msg).to.equal(`pool ${NAME} Ready=True was written, but the API did not keep it`)
+      expect(line?.obj).to.include({kind: 'machine', pool: NAME, status: 'True', reason: 'HeartbeatReceived'})
+      expect(events).to.deep.equal([])
+    })
+
+    it('says each Ready change at info with its fields, and spells the Event\'s apiVersion from the kind', async () => {
+      const events: PoolEvent[] = []
+      await heartbeat({events: {record: (event) => events.push(event)}}).tickOnce(controller.signal)
+      const [line] = logger.at('info').filter((e) => e.msg.includes('Ready='))
+      expect(line?.msg).to.equal(`pool ${NAME} Ready=True (HeartbeatReceived)`)
+      expect(line?.obj).to.include({kind: 'machine', pool: NAME, status: 'True', reason: 'HeartbeatReceived', message: 'machine runtime status probe succeeded'})
+      expect(events[0]?.apiVersion).to.equal('compute.ironcore.dev/v1alpha1')
+    })
   })
 })

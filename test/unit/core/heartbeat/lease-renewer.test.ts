@@ -95,6 +95,13 @@ describe('LeaseRenewer', () => {
     expect(store.script.calls('create')).to.equal(LEASE_WRITE_ATTEMPTS + 3)
   })
 
+  it('a failed update that is no race (a timeout, a 500) is tried again with the Lease it has: no read between', async () => {
+    await renewer.renew()
+    store.script.failNext('update', () => new Error('update lease: no answer within 10s'), 2)
+    expect((await renewer.renew()).outcome).to.equal('renewed')
+    expect(store.script.log).to.deep.equal(['get', 'create', 'update', 'update', 'update'])
+  })
+
   it('starts no attempt at or after the instant it is given', async () => {
     store.script.failNext('create', () => new Error('connection reset'), LEASE_WRITE_ATTEMPTS)
     const result = await renewer.renew(undefined, clock.monotonic())
@@ -125,7 +132,7 @@ describe('LeaseRenewer', () => {
     })
     const infos = logger.at('info')
     expect(infos).to.have.length(1)
-    expect(infos[0]?.msg).to.contain('p1_old')
+    expect(infos[0]?.msg).to.equal(`took over lease ${NS}/${NAME} from p1_old`) // a predecessor's: nothing said of it leaving it unrenewed
     expect(infos[0]?.obj).to.include({previousHolder: 'p1_old', lease: `${NS}/${NAME}`})
   })
 

@@ -66,6 +66,13 @@ describe('validatePoolletOptions', () => {
     ])
   })
 
+  it('--heartbeat-status-timeout must be > 0, said without an interval that did not parse', () => {
+    expect(errorsOf({heartbeatStatusTimeout: '0s', heartbeatInterval: 'soon'})).to.deep.equal([
+      '--heartbeat-interval "soon" is not a duration (invalid number in duration "soon"); write e.g. 10s, 1m30s, 500ms',
+      '--heartbeat-status-timeout must be > 0 and < --heartbeat-interval (got 0s)',
+    ])
+  })
+
   it('--heartbeat-status-timeout must be < --heartbeat-interval', () => {
     expect(errorsOf({heartbeatStatusTimeout: '10s'})).to.deep.equal([
       '--heartbeat-status-timeout must be > 0 and < --heartbeat-interval (got 10s, interval 10s)',

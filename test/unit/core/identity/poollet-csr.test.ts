@@ -117,4 +117,79 @@ describe('poollet CSR rules', () => {
     // The same CSR from a machine bootstrap token is that kind's business: refused, with the rule.
     expect(judgePoolletCsr(node, BOOTSTRAP)).to.deep.include({verdict: 'broken', rule: 'organization'})
   })
+
+  describe('each rule says what it found (found undefended by npm run mutation, issue 30)', () => {
+    const cn = (value: string, stringType = 'PrintableString') => [{type: 'CN', stringType, value}]
+    const o = (value: string, stringType = 'PrintableString') => [{type: 'O', stringType, value}]
+    const P1 = `${machine.poolletUserPrefix}p1`
+    const cases: Array<[string, Partial<CsrFacts>, string, string]> = [
+      ['unreadable', {unreadable: 'the PEM block is not canonical base64'}, 'encoding', 'the PEM block is not canonical base64'],
+      ['a bad signature', {signatureValid: false}, 'signature', "the request's signature does not verify with its public key"],
+      ['another signer', {signerName: 'kubernetes.io/kubelet-serving'}, 'signer', `signer is kubernetes.io/kubelet-serving, not ${CLIENT_SIGNER}`],
+      ['server auth instead of client auth', {usages: ['digital signature', 'key encipherment', 'server auth']}, 'usages', 'usages [digital signature, key encipherment, server auth] are not exactly [digital signature, key encipherment, client auth]'],
+      ['one usage missing', {usages: ['digital signature', 'client auth']}, 'usages', 'usages [digital signature, client auth] are not exactly'],
+      ['one usage more', {usages: [...POOLLET_CSR_USAGES, 'server auth']}, 'usages', 'usages [digital signature, key encipherment, client auth, server auth] are not exactly'],
+      ['three RDNs', {subject: [cn(P1), o(machine.poolletGroup), [{type: 'OU', stringType: 'PrintableString', value: 'x'}]]}, 'subject', `(3 RDNs): CN=${P1}, O=${machine.poolletGroup}, OU=x`],
+      ['CN and OU', {subject: [cn(P1), [{type: 'OU', stringType: 'PrintableString', value: machine.poolletGroup}]]}, 'subject', '(types CN, OU)'],
+      ['OU and O', {subject: [[{type: 'OU', stringType: 'PrintableString', value: P1}], o(machine.poolletGroup)]}, 'subject', '(types OU, O)'],
+      ['a BMPString', {subject: [cn(P1, 'BMPString'), o(machine.poolletGroup)]}, 'subject', '(CN is a BMPString, not a PrintableString or UTF8String)'],
+      ['a UTF8String organization', {subject: [cn(P1), o('system:nodes', 'UTF8String')]}, 'organization', `organization is system:nodes, not ${machine.poolletGroup}`],
+      ['another prefix', {subject: [cn('system:node:p1'), o(machine.poolletGroup)]}, 'common-name', `common name system:node:p1 does not begin with ${machine.poolletUserPrefix}`],
+      ['an invalid pool name', {subject: [cn(`${machine.poolletUserPrefix}P1`), o(machine.poolletGroup)]}, 'pool-name', 'pool name "P1" in the common name is not a valid object name (a DNS-1123 subdomain)'],
+      ['an empty pool name', {subject: [cn(machine.poolletUserPrefix), o(machine.poolletGroup)]}, 'pool-name', 'pool name ""'],
+      ['two extensions', {extensions: ['subjectAltName (dns)', 'keyUsage']}, 'no-extensions', 'extensions requested (subjectAltName (dns); keyUsage): a poollet requests none, no subject alternative name of any type'],
+      ['two attributes', {attributes: ['challengePassword', 'unstructuredName']}, 'no-attributes', 'attributes challengePassword, unstructuredName: a poollet sends none'],
+    ]
+    for (const [what, overrides, rule, says] of cases) {
+      it(`${what}: rule ${rule}`, () => {
+        const judgement = judgePoolletCsr(facts(machine, 'p1', overrides), BOOTSTRAP)
+        expect(judgement).to.deep.include({verdict: 'broken', rule})
+        expect(judgement.verdict === 'broken' && judgement.message).to.include(says)
+        expect(judgement.verdict === 'broken' && judgement.kind.name).to.equal('machine')
+      })
+    }
+
+    it('an RSASSA-PSS key is no RSA key, however long; a signature algorithm without a hash is said without one', () => {
+      const pss = judgePoolletCsr(facts(machine, 'p1', {publicKey: {algorithm: 'RSASSA-PSS', bits: 2048}, signatureAlgorithm: {name: 'RSASSA-PSS'}}), BOOTSTRAP)
+      expect(pss.verdict === 'broken' && `${pss.rule}: ${pss.message}`).to.equal('key: the public key is RSASSA-PSS 2048 bits, not ECDSA P-256 or P-384 nor RSA of at least 2048 bits')
+      const ed = judgePoolletCsr(facts(machine, 'p1', {publicKey: {algorithm: 'Ed25519'}, signatureAlgorithm: {name: 'Ed25519'}}), BOOTSTRAP)
+      expect(ed.verdict === 'broken' && ed.message).to.equal('the public key is Ed25519, not ECDSA P-256 or P-384 nor RSA of at least 2048 bits')
+      const noHash = judgePoolletCsr(facts(machine, 'p1', {signatureAlgorithm: {name: 'Ed25519'}}), BOOTSTRAP)
+      expect(noHash.verdict === 'broken' && noHash.message).to.equal('the request is signed with Ed25519, not ECDSA with SHA-256, SHA-384, SHA-512')
+    })
+
+    it('a requester in two kinds\' poollet groups is the first kind\'s poollet: it may not request the other kind\'s name', () => {
+      const both: CsrRequester = {username: `${volume.poolletUserPrefix}v1`, groups: [machine.poolletGroup, volume.poolletGroup]}
+      expect(judgePoolletCsr(facts(volume, 'v1'), both)).to.deep.include({verdict: 'broken', rule: 'self'})
+    })
+
+    it('a CN that reads as a kind\'s group claims no kind: only an O does', () => {
+      const csr = facts(machine, 'p1', {subject: [cn(volume.poolletGroup), o('junk')]})
+      expect(judgePoolletCsr(csr, {username: 'someone', groups: []})).to.deep.equal({verdict: 'foreign'})
+    })
+
+    it('the self rule names the requester, its kind and the name it asked for', () => {
+      const p1: CsrRequester = {username: P1, groups: [machine.poolletGroup]}
+      const judgement = judgePoolletCsr(facts(machine, 'p2'), p1)
+      expect(judgement.verdict === 'broken' && judgement.message).to.equal(`requester ${P1} is a machine poollet and may request only its own name, not ${machine.poolletUserPrefix}p2`)
+    })
+
+    it('the kind a broken request claims: its O, else the requester (a poollet by group, a bootstrapper by group), else a user prefix anywhere in the subject', () => {
+      const junk = (value: string) => facts(machine, 'p1', {subject: [cn(value), o('junk')]})
+      const stranger: CsrRequester = {username: 'someone', groups: []}
+      const kindOf = (csr: CsrFacts, requester: CsrRequester) => {
+        const j = judgePoolletCsr(csr, requester)
+        return j.verdict === 'broken' ? `${j.kind.name} ${j.rule}` : j.verdict
+      }
+      expect(kindOf(facts(volume, 'v1', {signatureValid: false}), BOOTSTRAP)).to.equal('volume signature')
+      expect(kindOf(junk('x'), {username: 'someone', groups: [volume.poolletGroup]})).to.equal('volume organization')
+      expect(kindOf(junk('x'), {username: 'system:bootstrap:q', groups: [volume.bootstrapperGroup]})).to.equal('volume organization')
+      expect(kindOf(junk(`${POOL_KINDS.bucket.poolletUserPrefix}b1`), stranger)).to.equal('bucket organization')
+      expect(kindOf(junk('x'), stranger)).to.equal('foreign')
+    })
+
+    it('a recognised request names its pool, on the bootstrap subresource for a bootstrapper', () => {
+      expect(judgePoolletCsr(facts(volume, 'v-1.a'), {username: 'system:bootstrap:q', groups: [volume.bootstrapperGroup]})).to.deep.include({verdict: 'recognised', pool: 'v-1.a', subresource: volume.csrSubresource})
+    })
+  })
 })

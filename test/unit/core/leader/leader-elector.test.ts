@@ -1,5 +1,6 @@
 import {expect} from 'chai'
-import {ConflictError} from '../../../../src/core/errors.ts'
+import {getEventListeners} from 'node:events'
+import {AlreadyExistsError, ConflictError} from '../../../../src/core/errors.ts'
 import {LeaderElector} from '../../../../src/core/leader/leader-elector.ts'
 import {LEADER_ELECTION_DEFAULTS, validateLeaderElection, type LeaderElectorOptions} from '../../../../src/core/leader/leader-options.ts'
 import type {LeaderElectionResult} from '../../../../src/core/leader/leader-options.ts'
@@ -308,4 +309,249 @@ describe('LeaderElector', () => {
       expect(clock.nextTimerAt()).to.be.closeTo(4 * gap, 1e-3)
     })
   }
+
+  describe('the rules a mutation run found undefended (issue 30)', () => {
+    let logger: FakeLogger
+    beforeEach(() => (logger = new FakeLogger()))
+    const said = (level: 'debug' | 'info' | 'warn' | 'error') => logger.at(level).map((e) => e.msg)
+
+    it('refuses a second run while one runs; runs again once it ended', async () => {
+      const me = new Replica(clock, store, ME, {logger}).start()
+      await flushPromises()
+      let second: unknown
+      await me.elector.run(new AbortController().signal).catch((error: unknown) => (second = error))
+      expect(String(second)).to.equal('Error: LeaderElector.run is already running')
+      me.controller.abort()
+      expect(await me.done).to.equal('stopped')
+      const again = new AbortController()
+      const run = me.elector.run(again.signal)
+      await flushPromises()
+      expect(me.elector.isLeader).to.be.true
+      again.abort()
+      expect(await run).to.equal('stopped')
+    })
+
+    it('says what it does: attempting, acquired, lost (the reason in the leader signal too)', async () => {
+      const reach = new Reachable(store)
+      const me = new Replica(clock, reach, ME, {logger}).start()
+      await flushPromises()
+      expect(said('info')).to.deep.equal([`attempting to acquire leader lease ${NS}/${NAME}`, `acquired leader lease ${NS}/${NAME}`])
+      expect(logger.at('info')[0]?.obj).to.deep.equal({lease: `${NS}/${NAME}`})
+      expect(logger.at('info')[1]?.obj).to.deep.equal({lease: `${NS}/${NAME}`, identity: ME})
+      reach.mode = 'down'
+      await clock.advance(RENEW)
+      expect(await me.done).to.equal('lost')
+      expect(said('warn').at(-1)).to.equal(`lost leader lease ${NS}/${NAME}: no successful renewal within ${RENEW} ms`)
+      expect(logger.at('warn').at(-1)?.obj).to.deep.equal({lease: `${NS}/${NAME}`, identity: ME})
+      expect((me.leading?.reason as Error).message).to.equal(`leadership lost: no successful renewal within ${RENEW} ms`)
+      // Each failed renewal is a warning naming the call and the error.
+      expect(said('warn')[0]).to.equal(`failed to renew leader lease ${NS}/${NAME}: connect ECONNREFUSED 127.0.0.1:6443`)
+      expect(logger.at('warn')[0]?.obj).to.deep.equal({lease: `${NS}/${NAME}`, err: 'connect ECONNREFUSED 127.0.0.1:6443'})
+      expect(clock.pending, 'no deadline left armed').to.equal(0)
+      expect(getEventListeners(me.controller.signal, 'abort'), 'no listener left on the run\'s signal').to.have.length(0)
+    })
+
+    it('a Lease found held by another ends leadership with that reason, once', async () => {
+      const me = new Replica(clock, store, ME, {logger}).start()
+      await flushPromises()
+      store.put(heldBy(OTHER, '2026-01-01T00:00:00.000000Z'))
+      await clock.advance(RETRY)
+      expect(await me.done).to.equal('lost')
+      expect(logger.at('warn').map((e) => e.msg)).to.deep.equal([`lost leader lease ${NS}/${NAME}: lease is held by ${OTHER}`])
+    })
+
+    it('failures to acquire: a warning for a fault, a debug line for a lost race', async () => {
+      const reach = new Reachable(store)
+      reach.mode = 'down'
+      const me = new Replica(clock, reach, ME, {logger}).start()
+      await flushPromises()
+      expect(said('warn')).to.deep.equal([`failed to acquire leader lease ${NS}/${NAME}: connect ECONNREFUSED 127.0.0.1:6443`])
+      reach.mode = 'up'
+      store.script.failNext('create', () => new AlreadyExistsError('leases "ironpool-controller" already exists'))
+      await clock.advance(RETRY)
+      store.script.failNext('update', () => new ConflictError('the object has been modified'))
+      expect(said('debug')).to.deep.equal([`failed to acquire leader lease ${NS}/${NAME}: leases "ironpool-controller" already exists`])
+      expect(said('warn')).to.have.length(1)
+      await clock.advance(RETRY)
+      expect(me.elector.isLeader).to.be.true
+      await clock.advance(RETRY) // the renewal meets a conflict, reads and renews: no line above debug
+      expect(said('warn')).to.have.length(1)
+      me.controller.abort()
+      await me.done
+    })
+
+    it('a renewal that fails for another reason than a conflict is not answered by a read in the same try', async () => {
+      const me = new Replica(clock, store, ME, {logger}).start()
+      await flushPromises()
+      store.script.failNext('update', () => new Error('update lease: no answer within 5s'))
+      const reads = store.script.calls('get')
+      await clock.advance(RETRY)
+      expect(store.script.calls('get')).to.equal(reads)
+      expect(said('warn')).to.deep.equal([`failed to renew leader lease ${NS}/${NAME}: update lease: no answer within 5s`])
+      await clock.advance(RETRY)
+      expect(me.elector.isLeader).to.be.true
+      me.controller.abort()
+      await me.done
+    })
+
+    it('stopped while leading: no renewal failure is logged for the renewal the stop cut off, no deadline stays armed, no listener stays', async () => {
+      const reach = new Reachable(store)
+      const me = new Replica(clock, reach, ME, {logger}).start()
+      await flushPromises()
+      reach.mode = 'hang'
+      await clock.advance(RETRY)
+      me.controller.abort()
+      expect(await me.done).to.equal('stopped')
+      expect(said('warn')).to.deep.equal([])
+      expect(clock.pending).to.equal(0)
+      expect(getEventListeners(me.controller.signal, 'abort')).to.have.length(0)
+    })
+
+    it('stopped while waiting for its next renewal, it reads nothing more (even with no Lease of its own to renew from)', async () => {
+      const me = new Replica(clock, store, ME, {logger}).start()
+      await flushPromises()
+      // A renewal that meets a conflict, then fails its read: nothing of its own to renew from.
+      store.script.failNext('update', () => new ConflictError('the object has been modified'))
+      store.script.failNext('get', () => new Error('connection reset'))
+      await clock.advance(RETRY)
+      const reads = store.script.calls('get')
+      me.controller.abort()
+      expect(await me.done).to.equal('stopped')
+      expect(store.script.calls('get')).to.equal(reads)
+    })
+
+    it('renewals leave no listener behind on the leader signal', async () => {
+      const me = new Replica(clock, store, ME).start()
+      await flushPromises()
+      await clock.advance(10 * RETRY)
+      expect(getEventListeners(me.leading!, 'abort').length).to.be.at.most(1)
+      me.controller.abort()
+      await me.done
+    })
+
+    it('stopped while its acquiring write is out, which lands: ends at once without leading, no callbacks; with releaseOnCancel hands the Lease back', async () => {
+      const me = new Replica(clock, store, ME, {logger, releaseOnCancel: true})
+      store.script.beforeCall('create', 1, () => me.controller.abort())
+      me.start()
+      await flushPromises()
+      expect(me.result).to.equal('stopped')
+      expect(me.startedAt).to.equal(undefined)
+      expect(me.stoppedLeading).to.equal(0)
+      expect(said('info')).to.not.include(`acquired leader lease ${NS}/${NAME}`)
+      expect(store.peek(NAME)?.spec.holderIdentity).to.equal(undefined)
+      expect(said('info').at(-1)).to.equal(`released leader lease ${NS}/${NAME}`)
+    })
+
+    it('stopped while its read is out: no write leaves after it', async () => {
+      store.put(heldBy(OTHER, '2026-01-01T00:00:00.000000Z'))
+      const me = new Replica(clock, store, ME, {logger})
+      me.start()
+      await clock.advance(LEASE - 1) // the next try, at 16 s, would take the silent Lease
+      store.script.beforeCall('get', store.script.calls('get') + 1, () => me.controller.abort())
+      store.script.forbid('create', 'update')
+      await clock.advance(RETRY)
+      expect(await me.done).to.equal('stopped')
+      expect(store.peek(NAME)?.spec.holderIdentity).to.equal(OTHER)
+    })
+
+    it('without releaseOnCancel a stop keeps the Lease; a lost leadership never releases', async () => {
+      const me = new Replica(clock, store, ME).start()
+      await flushPromises()
+      me.controller.abort()
+      await me.done
+      expect(store.peek(NAME)?.spec.holderIdentity).to.equal(ME)
+      const reach = new Reachable(store)
+      const other = new Replica(clock, reach, OTHER, {logger, releaseOnCancel: true}).start()
+      await clock.advance(LEASE + RETRY)
+      expect(other.elector.isLeader).to.be.true
+      reach.mode = 'down'
+      await clock.advance(RENEW)
+      expect(await other.done).to.equal('lost')
+      expect(said('warn').filter((m) => m.startsWith('could not release'))).to.deep.equal([])
+    })
+
+    it('a release that meets its own renewal reads once and releases, keeping the transitions; one that cannot write says so', async () => {
+      store.put({...heldBy(OTHER, '2026-01-01T00:00:00.000000Z')})
+      const me = new Replica(clock, store, ME, {logger, releaseOnCancel: true}).start()
+      await clock.advance(LEASE + RETRY)
+      expect(me.elector.isLeader).to.be.true
+      // Someone touches the Lease (same holder): the release's write conflicts.
+      store.put(store.peek(NAME)!)
+      me.controller.abort()
+      await me.done
+      expect(store.peek(NAME)?.spec.holderIdentity).to.equal(undefined)
+      expect(store.peek(NAME)?.spec.leaseTransitions).to.equal(4)
+      expect(said('info').at(-1)).to.equal(`released leader lease ${NS}/${NAME}`)
+      expect(logger.at('info').at(-1)?.obj).to.deep.equal({lease: `${NS}/${NAME}`, identity: ME})
+
+      // A release refused for another reason than a conflict is not tried again: said, and left to expire.
+      const again = new Replica(clock, store, ME, {logger, releaseOnCancel: true}).start()
+      await flushPromises()
+      expect(again.elector.isLeader).to.be.true
+      store.script.failNext('update', () => new Error('etcdserver: request timed out'))
+      again.controller.abort()
+      await again.done
+      expect(store.peek(NAME)?.spec.holderIdentity).to.equal(ME)
+      expect(said('warn').at(-1)).to.equal(`could not release leader lease ${NS}/${NAME}: etcdserver: request timed out`)
+      expect(logger.at('warn').at(-1)?.obj).to.deep.equal({lease: `${NS}/${NAME}`, err: 'etcdserver: request timed out'})
+    })
+
+    it('a second run after a release acquires the Lease anew as its holder (the released record is not ours to renew)', async () => {
+      const me = new Replica(clock, store, ME, {releaseOnCancel: true}).start()
+      await flushPromises()
+      me.controller.abort()
+      await me.done
+      const again = new AbortController()
+      const run = me.elector.run(again.signal)
+      await flushPromises()
+      expect(store.peek(NAME)?.spec.holderIdentity).to.equal(ME)
+      again.abort()
+      await run
+    })
+
+    it('takes a silent Lease at exactly its duration after first seeing it', async () => {
+      store.put({...heldBy(OTHER, '2026-01-01T00:00:00.000000Z'), spec: {...heldBy(OTHER, '2026-01-01T00:00:00.000000Z').spec, leaseDurationSeconds: 16}})
+      const me = new Replica(clock, store, ME).start()
+      await clock.advance(16_000)
+      expect(me.startedAt).to.equal(16_000)
+      me.controller.abort()
+      await me.done
+    })
+
+    it('a holder that wrote a duration of 0 is judged by our own lease duration', async () => {
+      store.put({...heldBy(OTHER, '2026-01-01T00:00:00.000000Z'), spec: {...heldBy(OTHER, '2026-01-01T00:00:00.000000Z').spec, leaseDurationSeconds: 0}})
+      const me = new Replica(clock, store, ME).start()
+      await clock.advance(LEASE - 1)
+      expect(me.elector.isLeader).to.be.false
+      await clock.advance(1 + RETRY)
+      expect(me.elector.isLeader).to.be.true
+      me.controller.abort()
+      await me.done
+    })
+
+    it('a throwing callback is logged by name and the election goes on', async () => {
+      const boom = () => {
+        throw new Error('boom')
+      }
+      const me = new Replica(clock, store, ME, {logger, onStartedLeading: boom, onStoppedLeading: boom, onNewLeader: boom}).start()
+      await flushPromises()
+      expect(me.elector.isLeader).to.be.true
+      me.controller.abort()
+      await me.done
+      expect(said('error')).to.deep.equal(['onNewLeader', 'onStartedLeading', 'onStoppedLeading'].map((name) => `leader election callback ${name} threw: boom`))
+      expect(logger.at('error')[0]?.obj).to.deep.equal({callback: 'onNewLeader', err: 'boom'})
+    })
+
+    it('a namespace of 63 characters is a DNS label; 64 is not', () => {
+      const ns = (n: number) => validateLeaderElection({...LEADER_ELECTION_DEFAULTS, name: NAME, namespace: 'a'.repeat(n)})
+      expect(ns(63)).to.deep.equal([])
+      expect(ns(64)).to.have.length(1)
+    })
+
+    it('joins every broken rule into the constructor\'s error', () => {
+      expect(() => new Replica(clock, store, ME, {leaseDurationMs: 1_000, retryPeriodMs: 0})).to.throw(
+        'invalid leader election settings: --leader-elect-retry-period must be > 0 (got 0s); --leader-elect-lease-duration (1s) must be greater than --leader-elect-renew-deadline (10s)',
+      )
+    })
+  })
 })

@@ -63,4 +63,40 @@ describe('DeadlineQueue', () => {
     expect(queue.has('later')).to.be.true
     expect(clock.pending).to.equal(1)
   })
+
+  it('a deadline moved later leaves the armed timer where it was: it fires early, finds nothing due, and re-arms', async () => {
+    const {clock, queue, batches, t0} = setup()
+    queue.set('a', t0 + 1000)
+    queue.set('a', t0 + 4000)
+    expect(queue.armedAt).to.equal(t0 + 1000)
+    await clock.advance(1000)
+    expect(batches).to.deep.equal([])
+    expect(queue.armedAt).to.equal(t0 + 4000)
+  })
+
+  it('suspended, it keeps every deadline and fires none, however far the clock moves; resumed, it hands over what fell due', async () => {
+    const {clock, queue, batches, t0} = setup()
+    queue.set('a', t0 + 1000)
+    queue.suspend()
+    expect(clock.pending).to.equal(0)
+    await clock.advance(5000)
+    expect(batches).to.deep.equal([])
+    expect(queue.get('a')).to.equal(t0 + 1000)
+    queue.resume()
+    await clock.advance(0)
+    expect(batches).to.deep.equal([{at: t0 + 5000, keys: ['a']}])
+  })
+
+  it('clear() drops every deadline and the timer', async () => {
+    const {clock, queue, batches, t0} = setup()
+    queue.set('a', t0 + 1000)
+    queue.set('b', t0 + 2000)
+    queue.clear()
+    expect(queue.size).to.equal(0)
+    expect(queue.has('a')).to.be.false
+    expect(clock.pending).to.equal(0)
+    queue.set('c', t0 + 3000)
+    await clock.advance(5000)
+    expect(batches).to.deep.equal([{at: t0 + 3000, keys: ['c']}])
+  })
 })

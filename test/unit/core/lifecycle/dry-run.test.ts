@@ -81,6 +81,26 @@ describe('controller lifecycle: dry run', () => {
     expect(dry.engine.overdueStats()).to.deep.equal({pools: 0, oldestMs: 0})
   })
 
+  it('a pool Unknown at first sight stays respected when the watch delivers it again (another message, no progress): never would-marked', async () => {
+    const dry = new LifecycleFixture({dryRun: true})
+    dry.putPool('long-dead', {ready: 'Unknown', reason: 'MachinePoolStatusUnknown'})
+    await dry.advance(GRACE / 2)
+    dry.putPool('long-dead', {ready: 'Unknown', reason: 'MachinePoolStatusUnknown', message: 'still unknown'})
+    await dry.advance(2 * GRACE)
+    expect(dry.wouldMarks).to.deep.equal([])
+  })
+
+  it('a new pool under the name of one another controller marked is judged afresh: Unknown at first sight, it is respected', async () => {
+    const dry = new LifecycleFixture({dryRun: true})
+    dry.putPool('p', {ready: 'True'})
+    await dry.advance(GRACE / 2)
+    dry.putPool('p', {ready: 'Unknown', reason: 'MachinePoolStatusUnknown'}) // the controller in charge marks it
+    await dry.advance(GRACE / 10)
+    dry.putPool('p', {uid: 'uid-p-2', ready: 'Unknown', reason: 'MachinePoolStatusUnknown'})
+    await dry.advance(2 * GRACE)
+    expect(dry.wouldMarks).to.deep.equal([])
+  })
+
   it('holds its hand exactly as the real engine: the breaker trips and recovers alike, and nothing is would-marked while open', async () => {
     const p = pair({maxUnhealthy: parseMaxUnhealthy('1')})
     for (const name of ['a', 'b', 'c']) p.putPool(name)

@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {exceedsMaxUnhealthy, parseMaxUnhealthy, UnhealthyBreaker} from '../../../../src/core/lifecycle/max-unhealthy.ts'
+import {exceedsMaxUnhealthy, formatMaxUnhealthy, parseMaxUnhealthy, UnhealthyBreaker} from '../../../../src/core/lifecycle/max-unhealthy.ts'
 
 describe('--max-unhealthy', () => {
   it('parses a count and a percentage', () => {
@@ -46,5 +46,26 @@ describe('--max-unhealthy', () => {
       'tripped',
     ])
     expect(breaker.tripped).to.be.true
+  })
+
+  it('trims the text, refuses a count too large to count exactly, and writes a limit back as it is typed', () => {
+    expect(parseMaxUnhealthy(' 10 ')).to.deep.equal({kind: 'count', count: 10})
+    expect(parseMaxUnhealthy('12.25%')).to.deep.equal({kind: 'percent', percent: 12.25})
+    expect(() => parseMaxUnhealthy('10%x')).to.throw('got "10%x"')
+    expect(() => parseMaxUnhealthy('1-2')).to.throw('got "1-2"')
+    expect(() => parseMaxUnhealthy('99999999999999999999')).to.throw('--max-unhealthy must be a whole number of pools (e.g. 10) or a percentage from 0% to 100% (e.g. 30%); "99999999999999999999" is too large')
+    expect(() => parseMaxUnhealthy('x', '--zone-max-unhealthy')).to.throw(/^--zone-max-unhealthy must be/)
+    expect([formatMaxUnhealthy({kind: 'count', count: 3}), formatMaxUnhealthy({kind: 'percent', percent: 12.5})]).to.deep.equal(['3', '12.5%'])
+  })
+
+  it('trips on the pools gone silent within the window; once open, the stale pools not marked keep it open', () => {
+    const breaker = new UnhealthyBreaker({kind: 'count', count: 1})
+    expect(breaker.update(1, 5, 10), 'held pools alone do not trip it').to.equal(undefined)
+    expect([breaker.unhealthy, breaker.total]).to.deep.equal([5, 10])
+    expect(breaker.update(2, 2, 10)).to.equal('tripped')
+    expect(breaker.update(0, 2, 10), 'still two stale: open').to.equal(undefined)
+    expect(breaker.tripped).to.equal(true)
+    expect(breaker.update(0, 1, 10)).to.equal('recovered')
+    expect([breaker.unhealthy, breaker.total]).to.deep.equal([1, 10])
   })
 })

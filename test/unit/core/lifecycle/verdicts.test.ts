@@ -94,6 +94,8 @@ describe('controller lifecycle: trustworthy verdicts', () => {
       expect(failures).to.deep.equal(['failed'])
       expect(hung.signal.aborted).to.be.true
       expect(fx.writes).to.equal(0)
+      // The failure says which read and how long it waited.
+      expect(JSON.stringify(fx.logger.entries)).to.contain(`get lease ${fx.kind.leaseNamespace}/p: no answer within 2000 ms`)
     })
 
     it('close() aborts a confirming read in flight and writes nothing after it', async () => {

@@ -4,12 +4,13 @@
  * every live poollet has had a tick and a request deadline to renew. At the production timings.
  */
 import {expect} from 'chai'
-import {ConflictError, ForbiddenError} from '../../../../src/core/errors.ts'
+import {AlreadyExistsError, ConflictError, ForbiddenError} from '../../../../src/core/errors.ts'
 import {Sight, WRITE_FAILURE_THRESHOLD, sightTimings, type SightState} from '../../../../src/core/lifecycle/sight.ts'
 import {WRITE_PROBE_LEASE, writeProbe} from '../../../../src/core/lifecycle/write-probe.ts'
 import type {Lease} from '../../../../src/core/types.ts'
 import {FakeClock} from '../../../support/fake-clock.ts'
 import {FakeLogger} from '../../../support/fake-logger.ts'
+import {FakeLeaseStore} from '../../../support/fake-stores.ts'
 
 const PRODUCTION = sightTimings(50_000)
 
@@ -127,5 +128,25 @@ describe('writeProbe()', () => {
     expect(leases.ops).to.deep.equal([`get ${WRITE_PROBE_LEASE}`, `create ${WRITE_PROBE_LEASE}`, `get ${WRITE_PROBE_LEASE}`, `update ${WRITE_PROBE_LEASE} rv=1`, `get ${WRITE_PROBE_LEASE}`, `update ${WRITE_PROBE_LEASE} rv=2`])
     expect(leases.lease?.spec.holderIdentity).to.equal('replica-a')
     expect(leases.lease?.spec.renewTime).to.equal('2026-01-01T00:00:10.000000Z')
+  })
+
+  it('a create that races another replica\'s is a write landed; any other failure is the probe\'s; its Lease is its own name, namespace, holder and time', async () => {
+    const leases = new FakeLeaseStore()
+    const clock = new FakeClock()
+    const probe = writeProbe({leases, namespace: 'ironpool-system', holderIdentity: 'replica-a', clock, name: 'probe-x'})
+    leases.script.failNext('create', () => new AlreadyExistsError('leases "probe-x" already exists'))
+    await probe(new AbortController().signal)
+    leases.script.failNext('create', () => new Error('etcdserver: mvcc: database space exceeded'))
+    let failed: unknown
+    await probe(new AbortController().signal).catch((error: unknown) => (failed = error))
+    expect(String(failed)).to.equal('Error: etcdserver: mvcc: database space exceeded')
+    await probe(new AbortController().signal)
+    expect(leases.peek('probe-x')).to.deep.include({name: 'probe-x', namespace: 'ironpool-system'})
+    expect(leases.peek('probe-x')?.spec).to.deep.equal({holderIdentity: 'replica-a', renewTime: '2026-01-01T00:00:00.000000Z'})
+    // Another replica's probe renewed it last: this one writes its own holder.
+    leases.put({...leases.peek('probe-x')!, spec: {holderIdentity: 'replica-b', renewTime: '2026-01-01T00:00:00.000000Z'}})
+    await clock.advance(1_000)
+    await probe(new AbortController().signal)
+    expect(leases.peek('probe-x')?.spec).to.deep.equal({holderIdentity: 'replica-a', renewTime: '2026-01-01T00:00:01.000000Z'})
   })
 })
