@@ -131,6 +131,8 @@ export class PoolLifecycle {
   private readonly unsettledMarks = new Map<string, Overdue>()
   /** The read-backs settleLater() has armed, cancelled by close(). */
   private readonly settleTimers = new Set<() => void>()
+  /** The unsettled writes with a read-back armed (one at a time each). */
+  private readonly settlingLater = new WeakSet<Overdue>()
   /** The verdict record's facts: blind spells cut out, and per overdue spell what happened to it. */
   private readonly ledger = new BlindLedger()
   private readonly notes = new VerdictNotebook()
@@ -379,7 +381,8 @@ export class PoolLifecycle {
 
   /** What was overdue is forgotten, except that a write of ours of unknown outcome is still reported if the watch shows it landed. */
   private forgetOverdue(): void {
-    for (const [name, overdue] of this.overdue) if (overdue.unsettled) this.unsettledMarks.set(name, overdue)
+    // Read back alone: nothing of the new era looks at them (their pools may be Unknown already).
+    for (const [name, overdue] of this.overdue) if (overdue.unsettled === true) this.settleLater(name, overdue)
     this.overdue.clear()
     this.silent.clear()
   }
@@ -579,14 +582,16 @@ export class PoolLifecycle {
    * Not awaited by drain(): a replica that lost leadership must not wait on it.
    */
   private settleLater(name: string, overdue: Overdue, tries = 1): void {
-    if (this.closed || overdue.unsettled !== true) return
+    this.unsettledMarks.set(name, overdue)
+    if (this.closed || overdue.unsettled !== true || this.settlingLater.has(overdue)) return
     if (tries > SETTLE_LATER_TRIES) {
       this.unsettledMarks.delete(name)
       return
     }
-    this.unsettledMarks.set(name, overdue)
+    this.settlingLater.add(overdue)
     const cancel = this.options.clock.setTimer(retryDelay(this.options, tries), () => {
       this.settleTimers.delete(cancel)
+      this.settlingLater.delete(overdue)
       if (this.closed || this.unsettledMarks.get(name) !== overdue) return
       void this.settle(name, overdue).then((landed) => {
         if (landed) return

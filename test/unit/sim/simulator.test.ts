@@ -120,6 +120,11 @@ describe('the fault simulator', function () {
       expect(r.losses).to.be.greaterThan(0)
     })
 
+    it('seed 116441, 450 pools, 2 replicas, lossy links: leadership lost during the backoff after a mark whose answer and settling read were lost: read back alone and reported (was landed and never reported)', async () => {
+      const r = await fixed(116441)
+      expect(r.losses).to.be.greaterThan(0)
+    })
+
     it('seed 8, a Lease watch silent 46 s and relisted inside 140 s of refused writes: every grace period restarts at the end of the whole spell, within the bound as README states it (the oracle counted the silence\'s own end; test/unit/sim/oracle.test.ts)', async () => {
       const r = await fixed(8)
       expect(r.classes).to.have.members(['refuse-writes', 'watch-silence'])

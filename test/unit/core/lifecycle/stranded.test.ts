@@ -131,6 +131,21 @@ describe('controller lifecycle: a mark that landed unanswered is reported once',
     expect(fx.marks).to.have.length(1)
   })
 
+  it("leadership lost during the retry's backoff after its settling read was lost: read back alone and reported once (loss seed 116441)", async () => {
+    const fx = new LifecycleFixture({retryBaseMs: 1_000, retryMaxMs: 1_000})
+    fx.putPool('p', {ready: 'True'})
+    landsUnanswered(fx)
+    fx.store.script.failNext('get', () => new Error('connection reset by peer'), 1)
+    await fx.advance(GRACE)
+    expect(fx.ready('p')?.status).to.equal('Unknown')
+    expect(fx.marks).to.deep.equal([])
+    fx.engine.setLeader(false)
+    await fx.advance(1_000)
+    expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+    await fx.advance(20_000)
+    expect(fx.marks).to.have.length(1)
+  })
+
   it('leadership lost while it was out, its settling read lost: read back alone, not leading, and reported once (loss seed 3541)', async () => {
     const fx = new LifecycleFixture({retryBaseMs: 1_000, retryMaxMs: 1_000})
     fx.putPool('p', {ready: 'True'})
