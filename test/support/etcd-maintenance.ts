@@ -78,12 +78,21 @@ async function putFiller(etcdUrl: string, i: number): Promise<'ok' | 'nospace'> 
 /**
  * Writes filler keys until etcd's backend is within `headroomBytes` of `quotaBytes`, without raising the
  * alarm: the slow part of filling, done before a scenario's clock starts (on a busy machine, tens of
- * MiB of puts take longer than a fleet's grace period). Returns how many keys it wrote.
+ * MiB of puts take longer than a fleet's grace period). etcd reports its size as of its last backend
+ * commit (every 100 ms), which lags a quick run of puts by several MiB on a busy machine, and a put of
+ * 1 MiB grows it by more than 1 MiB: so the puts go at full speed only to twice the headroom, then one
+ * at a time, each after a commit has had time to count the last. Returns how many keys it wrote.
  */
 export async function fillEtcdNearQuota(etcdUrl: string, quotaBytes: number, headroomBytes: number, maxKeys = 2_000): Promise<number> {
   for (let i = 0; i < maxKeys; i++) {
+    const size = await etcdDbSize(etcdUrl)
+    if (size >= quotaBytes - headroomBytes) return i
+    if (size >= quotaBytes - 2 * headroomBytes) await new Promise((resolve) => setTimeout(resolve, 250))
+    else if ((await putFiller(etcdUrl, i)) === 'nospace') throw new Error(`etcd reached its space quota after ${i} MiB of filler, short of ${headroomBytes} bytes of headroom`)
+    else continue
+    // Counted after a commit: put only if still short.
     if ((await etcdDbSize(etcdUrl)) >= quotaBytes - headroomBytes) return i
-    if ((await putFiller(etcdUrl, i)) === 'nospace') throw new Error(`etcd reached its space quota after ${i} MiB of filler, within ${headroomBytes} bytes of headroom`)
+    if ((await putFiller(etcdUrl, i)) === 'nospace') throw new Error(`etcd reached its space quota after ${i} MiB of filler, short of ${headroomBytes} bytes of headroom`)
   }
   throw new Error(`etcd took ${maxKeys} MiB of filler without nearing its space quota`)
 }

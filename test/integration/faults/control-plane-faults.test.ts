@@ -15,7 +15,7 @@ const ETCD_QUOTA_BYTES = 64 * 1024 * 1024
  * What is left of the quota when the scenario's clock starts: the last few puts, well under the grace
  * period, and more than the fleet's own writes add while it prepares.
  */
-const ETCD_HEADROOM_BYTES = 6 * 1024 * 1024
+const ETCD_HEADROOM_BYTES = 8 * 1024 * 1024
 
 describe('faults: the controller, kube-apiserver and etcd stalled or killed', function () {
   this.timeout(180_000)
