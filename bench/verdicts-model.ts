@@ -11,7 +11,7 @@
  */
 import {DEFAULT_REQUEST_LIMITS, RequestLimiter} from '../src/core/lifecycle/request-limiter.ts'
 import {kindEngine} from '../src/core/lifecycle/kind-engine.ts'
-import {Sight, sightTimings} from '../src/core/lifecycle/sight.ts'
+import {Sight, sightTimings} from '../src/core/lifecycle/sight/sight.ts'
 import {durationMs, parseArgs, positiveInt} from './support/args.ts'
 import {quietEvents, quietLogger} from './support/quiet.ts'
 import {fmt, printTable} from './support/table.ts'

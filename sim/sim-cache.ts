@@ -8,7 +8,7 @@
  * watch had not delivered).
  */
 import type {Lease, Pool} from '../src/core/types.ts'
-import type {BlindReason} from '../src/core/lifecycle/sight.ts'
+import type {BlindReason} from '../src/core/lifecycle/sight/sight.ts'
 import type {Fault} from './faults.ts'
 import type {Party, SimApi, WatchEvent} from './sim-api.ts'
 import type {SimClock} from './sim-clock.ts'

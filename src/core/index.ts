@@ -70,20 +70,20 @@ export {
   parseMaxUnhealthy,
   type BreakerTransition,
   type MaxUnhealthy,
-} from './lifecycle/max-unhealthy.ts'
+} from './lifecycle/mass-silence/max-unhealthy.ts'
 export type {HealthRecord} from './lifecycle/health-tracker.ts'
-export {BLIND_REASONS, Sight, WRITE_PROBE_DEFAULTS, sightTimings, type BlindReason, type SightOptions, type SightState} from './lifecycle/sight.ts'
-export {WRITE_PROBE_LEASE, writeProbe, type WriteProbeOptions} from './lifecycle/write-probe.ts'
-export {ViewState, type BlindSpell, type ViewChange, type ViewObserver} from './lifecycle/view-state.ts'
+export {BLIND_REASONS, Sight, WRITE_PROBE_DEFAULTS, sightTimings, type BlindReason, type SightOptions, type SightState} from './lifecycle/sight/sight.ts'
+export {WRITE_PROBE_LEASE, writeProbe, type WriteProbeOptions} from './lifecycle/sight/write-probe.ts'
+export {ViewState, type BlindSpell, type ViewChange, type ViewObserver} from './lifecycle/sight/view-state.ts'
 export {kindEngine, type KindEngine, type KindEngineOptions} from './lifecycle/kind-engine.ts'
 export {DEFAULT_REQUEST_LIMITS, RequestLimiter, type RequestLimits} from './lifecycle/request-limiter.ts'
 export {OVERDUE_STATES, VERDICT_ANNOTATION, VERDICT_VERSION, WOULD_MARK_REASON, type HoldReason, type OverdueState, type VerdictRecord} from './lifecycle/verdict.ts'
 export {VIEW_RESTORED_REASON, breakerEvent, kindObject, viewRestoredEvent, zoneBreakerEvent} from './lifecycle/lifecycle-reports.ts'
-export type {ZoneTransition} from './lifecycle/zone-breakers.ts'
+export type {ZoneTransition} from './lifecycle/mass-silence/zone-breakers.ts'
 export {parseVerdict} from './lifecycle/verdict-record.ts'
-export {DEFAULT_ZONE_LABELS, SilenceGroups, groupKeys, groupPhrase, silenceGroupMessage, type GroupKey, type SilenceGroupReport} from './lifecycle/silence-groups.ts'
-export {agreement, type AgreedMark, type Agreement, type MarkSighting} from './lifecycle/agreement.ts'
-export {dryRunNote, explainPool, silenceClause, WHY_EXIT_CODES, type PoolWhy, type VerdictSighting, type WhyInput, type WhyVerdict} from './lifecycle/pool-why.ts'
+export {DEFAULT_ZONE_LABELS, SilenceGroups, groupKeys, groupPhrase, silenceGroupMessage, type GroupKey, type SilenceGroupReport} from './lifecycle/mass-silence/silence-groups.ts'
+export {agreement, type AgreedMark, type Agreement, type MarkSighting} from './lifecycle/reading/agreement.ts'
+export {dryRunNote, explainPool, silenceClause, WHY_EXIT_CODES, type PoolWhy, type VerdictSighting, type WhyInput, type WhyVerdict} from './lifecycle/reading/pool-why.ts'
 
 // Leader election: client-go's semantics on a Lease, through the LeaseStore port and the Clock.
 export {LeaderElector} from './leader/leader-elector.ts'
@@ -107,7 +107,7 @@ export {
 } from './lifecycle/controller-options.ts'
 
 // Operators: what a pool looks like beside its Lease.
-export {formatAge, holderMatchesPool, leaseExpiry, poolView, type PoolView} from './lifecycle/pool-view.ts'
+export {formatAge, holderMatchesPool, leaseExpiry, poolView, type PoolView} from './lifecycle/reading/pool-view.ts'
 
 // Poollet identity: IronCore's CSR rules (poollet and approver) and when to renew a client certificate.
 export {

@@ -7,7 +7,7 @@
 import type {KubeConfig} from '@kubernetes/client-node'
 import {type PoolKind, poolView, type PoolView, type Logger} from '../core/index.ts'
 import {toLease} from '../kube/stores/lease-store.ts'
-import {createLeaseCache, createPoolCache, leaseKey} from '../kube/watch/resource-caches.ts'
+import {createLeaseCache, createPoolCache, leaseKey} from '../kube/watch/caches/resource-caches.ts'
 import type {SandboxPool} from './options.ts'
 
 type Caches = {pools: ReturnType<typeof createPoolCache>; leases: ReturnType<typeof createLeaseCache>}

@@ -3,7 +3,7 @@
  * in for the API server and its watch cache. Tests act as the poollet (put a pool, renew a Lease) and
  * as the watch (deliver what changed), and read writes, events, logs and metric reports from here.
  */
-import type {MaxUnhealthy} from '../../src/core/lifecycle/max-unhealthy.ts'
+import type {MaxUnhealthy} from '../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
 import type {BreakerReport, MarkReport, PoolLifecycleOptions, UnmarkableReport} from '../../src/core/lifecycle/lifecycle-options.ts'
 import {PoolLifecycle} from '../../src/core/lifecycle/pool-lifecycle.ts'
 import type {RequestLimiter} from '../../src/core/lifecycle/request-limiter.ts'

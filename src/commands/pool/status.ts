@@ -5,7 +5,7 @@ import type {KubeSession} from '../../cli/kube-session.ts'
 import {operatorFlags, reportFailure} from '../../cli/operator-flags.ts'
 import {OperatorError} from '../../cli/operator-errors.ts'
 import {OUTPUT_FORMATS, type PoolStatusResult} from '../../cli/report/pool-status-printer.ts'
-import type {PoolWatchOptions} from '../../kube/watch/pool-view-watch.ts'
+import type {PoolWatchOptions} from '../../kube/watch/caches/pool-view-watch.ts'
 import type {SignalHandler} from '../../runtime/signals.ts'
 import {dryRunNote, POOL_KIND_NAMES, POOL_KINDS, poolView, WOULD_MARK_REASON, type VerdictSighting} from '../../core/index.ts'
 
@@ -109,7 +109,7 @@ function byPool(sightings: ReadonlyArray<VerdictSighting & {kind: string; pool: 
 /** Runs the watch until SIGINT or SIGTERM; the caches' warnings (API away, relists) go to stderr. */
 async function follow(options: Omit<PoolWatchOptions, 'logger'>, signals: SignalHandler): Promise<void> {
   try {
-    const [{watchPools}, {createLogger}] = await Promise.all([import('../../kube/watch/pool-view-watch.ts'), import('../../observe/logger.ts')])
+    const [{watchPools}, {createLogger}] = await Promise.all([import('../../kube/watch/caches/pool-view-watch.ts'), import('../../observe/logger.ts')])
     await watchPools({...options, logger: createLogger({level: 'warn'})}, signals.signal)
   } finally {
     signals.dispose()

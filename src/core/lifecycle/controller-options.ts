@@ -6,8 +6,8 @@ import {formatDuration} from '../durations.ts'
 import {errorMessage} from '../errors.ts'
 import {DEFAULT_GRACE_PERIOD_MS} from './lifecycle-options.ts'
 import {LEADER_ELECTION_DEFAULTS, validateLeaderElection, type LeaderElectionTimings} from '../leader/leader-options.ts'
-import {parseMaxUnhealthy, type MaxUnhealthy} from './max-unhealthy.ts'
-import {DEFAULT_ZONE_LABELS} from './silence-groups.ts'
+import {parseMaxUnhealthy, type MaxUnhealthy} from './mass-silence/max-unhealthy.ts'
+import {DEFAULT_ZONE_LABELS} from './mass-silence/silence-groups.ts'
 import {POOL_KIND_NAMES, POOL_KINDS, isPoolKindName, type PoolKind} from '../pool-kinds.ts'
 
 export const CONTROLLER_DEFAULTS = {

@@ -8,8 +8,8 @@
  */
 import type {PoolLifecycleOptions} from './lifecycle-options.ts'
 import {PoolLifecycle} from './pool-lifecycle.ts'
-import type {BlindReason, Sight} from './sight.ts'
-import {ViewState, type ViewObserver} from './view-state.ts'
+import type {BlindReason, Sight} from './sight/sight.ts'
+import {ViewState, type ViewObserver} from './sight/view-state.ts'
 
 export interface KindEngineOptions extends Omit<PoolLifecycleOptions, 'canJudge' | 'onRequest'> {
   /** The controller's sight, shared by every kind. */

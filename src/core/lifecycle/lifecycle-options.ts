@@ -3,12 +3,12 @@
  * {@link lifecycleDefaults} and nowhere else), and the observer through which it reports to metrics.
  */
 import type {Clock} from '../clock.ts'
-import type {BreakerTransition, MaxUnhealthy} from './max-unhealthy.ts'
+import type {BreakerTransition, MaxUnhealthy} from './mass-silence/max-unhealthy.ts'
 import type {PoolKind} from '../pool-kinds.ts'
 import type {EventSink, Logger, PoolStatusStore} from '../ports.ts'
 import {FULL_WRITE_PLAN, type Lease, type Pool, type StatusWritePlan} from '../types.ts'
 import {RequestLimiter} from './request-limiter.ts'
-import type {ZoneTransition} from './zone-breakers.ts'
+import type {ZoneTransition} from './mass-silence/zone-breakers.ts'
 
 /** IEP-15's and Kubernetes' node-monitor grace period since v1.32. */
 export const DEFAULT_GRACE_PERIOD_MS = 50_000

@@ -4,15 +4,15 @@
  */
 import type {DesiredCondition} from '../conditions.ts'
 import type {BreakerReport, MarkReport, UnmarkableReport} from './lifecycle-options.ts'
-import {formatMaxUnhealthy} from './max-unhealthy.ts'
+import {formatMaxUnhealthy} from './mass-silence/max-unhealthy.ts'
 import type {PoolKind} from '../pool-kinds.ts'
 import type {Logger, PoolEvent} from '../ports.ts'
 import type {Pool} from '../types.ts'
 import {formatDuration} from '../durations.ts'
-import type {BlindSpell} from './view-state.ts'
+import type {BlindSpell} from './sight/view-state.ts'
 import {VERDICT_ANNOTATION, WOULD_MARK_REASON, type VerdictRecord} from './verdict.ts'
 import {verdictAnnotation} from './verdict-record.ts'
-import type {ZoneTransition} from './zone-breakers.ts'
+import type {ZoneTransition} from './mass-silence/zone-breakers.ts'
 
 /** Ready=Unknown with the kind's reason and message, observedGeneration = the pool's generation. */
 export function unknownReady(kind: PoolKind, pool: Pool): Omit<DesiredCondition, 'type'> {

@@ -5,7 +5,7 @@
  * pure function that assembles the record. The engine keeps the state machine; this module only
  * reads it, so the state's derivation (PoolLifecycle.overdueStateOf) stays in one place.
  */
-import type {BlindReason} from './sight.ts'
+import type {BlindReason} from './sight/sight.ts'
 import {VERDICT_VERSION, type VerdictRecord} from './verdict.ts'
 
 /** One blind spell as the evidence clock saw it: the evidence instant it stood still at, and why. */

@@ -45,7 +45,7 @@ export function controllerClusterRbac(): Manifest[] {
 }
 
 const LEADER_LEASE_RULES: PolicyRule[] = [
-  // The leader-election Lease, and the sight's write probe (src/core/lifecycle/write-probe.ts), which renews a Lease of its own here.
+  // The leader-election Lease, and the sight's write probe (src/core/lifecycle/sight/write-probe.ts), which renews a Lease of its own here.
   {apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [LEADER_ELECTION_ID, WRITE_PROBE_LEASE], verbs: ['get', 'update']},
   // RBAC cannot restrict `create` by name (the object has no name until the request is admitted), so
   // create is granted on any Lease in this namespace; nothing else of the controller's lives here.

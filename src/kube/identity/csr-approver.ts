@@ -33,7 +33,7 @@ import type {KubeObject} from '../watch/list-watch-store.ts'
 import {kubeCsrApproverApi, type CsrApproverApi} from './csr-approver-api.ts'
 import {readCsr} from './x509.ts'
 import {boundMessage, EVENT_MESSAGE_MAX, quoteUntrusted} from './untrusted-text.ts'
-import {watchTimeoutSeconds} from '../watch/resource-caches.ts'
+import {watchTimeoutSeconds} from '../watch/caches/resource-caches.ts'
 import {WATCHDOG_DEFAULT_MS} from '../watch/list-watch-options.ts'
 
 /** A CSR as the wire JSON (from the cache's list and watch): spec.request base64, times RFC 3339 strings. */

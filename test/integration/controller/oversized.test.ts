@@ -18,7 +18,7 @@ import { GRACE_MS, controllerIdentity, keepRenewing, startController} from '../.
 import {KubeObjects} from '../../support/kube-objects.ts'
 import {waitFor} from '../../support/wait.ts'
 import {FakeLogger} from '../../support/fake-logger.ts'
-import {createLeaseSnapshot} from '../../../src/kube/watch/lease-snapshot.ts'
+import {createLeaseSnapshot} from '../../../src/kube/watch/caches/lease-snapshot.ts'
 import {loadKubeConfig} from '../../../src/kube/http/kubeconfig.ts'
 import {formatMicroTime} from '../../../src/core/conditions.ts'
 import type {V1Lease} from '@kubernetes/client-node'

@@ -1,7 +1,7 @@
 /** `ironpool pool status` as a real process against the real API server, pools created as admin. */
 import {expect} from 'chai'
 import {parse} from 'yaml'
-import type {PoolView} from '../../../src/core/lifecycle/pool-view.ts'
+import type {PoolView} from '../../../src/core/lifecycle/reading/pool-view.ts'
 import {CliProcess, runCli} from '../../support/cli.ts'
 import {waitFor} from '../../support/wait.ts'
 import {agesBetween, createToolsWorld, tableRows, timed, type ToolsWorld} from './fixtures.ts'

@@ -3,7 +3,7 @@ import {PoolStatusPrinter} from '../../../src/cli/report/pool-status-printer.ts'
 import {skewNotes, statusCells} from '../../../src/cli/report/pool-status-rows.ts'
 import type {Cell} from '../../../src/cli/table.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
-import {poolView, type PoolView} from '../../../src/core/lifecycle/pool-view.ts'
+import {poolView, type PoolView} from '../../../src/core/lifecycle/reading/pool-view.ts'
 import type {ConditionStatus, Lease, Pool} from '../../../src/core/types.ts'
 
 const NOW = Date.parse('2026-01-01T12:00:00Z')

@@ -4,7 +4,7 @@
  */
 import {expect} from 'chai'
 import {VERDICT_ANNOTATION, WOULD_MARK_REASON, type VerdictRecord} from '../../../../src/core/lifecycle/verdict.ts'
-import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/max-unhealthy.ts'
+import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
 import {GRACE, LifecycleFixture, type FixtureOptions} from '../../../support/lifecycle-fixture.ts'
 
 const recordOf = (annotations: Record<string, string> | undefined): VerdictRecord => JSON.parse(annotations?.[VERDICT_ANNOTATION] ?? 'null') as VerdictRecord

@@ -7,7 +7,7 @@
 import {expect} from 'chai'
 import {kindEngine} from '../../../../src/core/lifecycle/kind-engine.ts'
 import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
-import {Sight, sightTimings} from '../../../../src/core/lifecycle/sight.ts'
+import {Sight, sightTimings} from '../../../../src/core/lifecycle/sight/sight.ts'
 import type {Pool, PoolCondition} from '../../../../src/core/types.ts'
 import {FakeClock} from '../../../support/fake-clock.ts'
 import {FakeLogger} from '../../../support/fake-logger.ts'

@@ -8,7 +8,7 @@
 import {expect} from 'chai'
 import {kindEngine} from '../../../../src/core/lifecycle/kind-engine.ts'
 import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
-import {Sight, sightTimings} from '../../../../src/core/lifecycle/sight.ts'
+import {Sight, sightTimings} from '../../../../src/core/lifecycle/sight/sight.ts'
 import {POOL_KINDS, READY_CONDITION} from '../../../../src/core/pool-kinds.ts'
 import type {PoolStatusStore} from '../../../../src/core/ports.ts'
 import type {Lease, Pool, PoolCondition} from '../../../../src/core/types.ts'

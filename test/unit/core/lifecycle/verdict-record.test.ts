@@ -6,7 +6,7 @@
 import {expect} from 'chai'
 import {VERDICT_ANNOTATION, type VerdictRecord} from '../../../../src/core/lifecycle/verdict.ts'
 import {BlindLedger, MAX_SPELLS} from '../../../../src/core/lifecycle/verdict-record.ts'
-import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/max-unhealthy.ts'
+import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
 import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
 
 const T0 = Date.parse('2026-01-01T00:00:00Z')

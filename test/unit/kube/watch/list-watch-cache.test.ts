@@ -368,7 +368,7 @@ describe('ListWatchCache (fake lister and watcher, fake clock)', () => {
 
 describe('watch timeouts of the resource caches', () => {
   it('end each watch on the server side before the watchdog could fire, jittered between half and three quarters of it', async () => {
-    const {watchTimeoutSeconds} = await import('../../../../src/kube/watch/resource-caches.ts')
+    const {watchTimeoutSeconds} = await import('../../../../src/kube/watch/caches/resource-caches.ts')
     expect(watchTimeoutSeconds(() => 0)).to.equal(60)
     expect(watchTimeoutSeconds(() => 0.999)).to.equal(90)
     expect(watchTimeoutSeconds(() => 0.999) * 1000).to.be.below(WATCHDOG)

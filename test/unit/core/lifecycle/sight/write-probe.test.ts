@@ -4,13 +4,13 @@
  * every live poollet has had a tick and a request deadline to renew. At the production timings.
  */
 import {expect} from 'chai'
-import {AlreadyExistsError, ConflictError, ForbiddenError} from '../../../../src/core/errors.ts'
-import {Sight, WRITE_FAILURE_THRESHOLD, sightTimings, type SightState} from '../../../../src/core/lifecycle/sight.ts'
-import {WRITE_PROBE_LEASE, writeProbe} from '../../../../src/core/lifecycle/write-probe.ts'
-import type {Lease} from '../../../../src/core/types.ts'
-import {FakeClock} from '../../../support/fake-clock.ts'
-import {FakeLogger} from '../../../support/fake-logger.ts'
-import {FakeLeaseStore} from '../../../support/fake-stores.ts'
+import {AlreadyExistsError, ConflictError, ForbiddenError} from '../../../../../src/core/errors.ts'
+import {Sight, WRITE_FAILURE_THRESHOLD, sightTimings, type SightState} from '../../../../../src/core/lifecycle/sight/sight.ts'
+import {WRITE_PROBE_LEASE, writeProbe} from '../../../../../src/core/lifecycle/sight/write-probe.ts'
+import type {Lease} from '../../../../../src/core/types.ts'
+import {FakeClock} from '../../../../support/fake-clock.ts'
+import {FakeLogger} from '../../../../support/fake-logger.ts'
+import {FakeLeaseStore} from '../../../../support/fake-stores.ts'
 
 const PRODUCTION = sightTimings(50_000)
 

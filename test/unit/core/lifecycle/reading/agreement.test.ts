@@ -1,6 +1,6 @@
 /** The dry run's agreement with the controller in charge: pairs per pool within the window, and the ones only one made. */
 import {expect} from 'chai'
-import {agreement} from '../../../../src/core/lifecycle/agreement.ts'
+import {agreement} from '../../../../../src/core/lifecycle/reading/agreement.ts'
 
 const s = (pool: string, at: number, uid = `uid-${pool}`) => ({kind: 'machine', pool, uid, at})
 

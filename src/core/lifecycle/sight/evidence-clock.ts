@@ -8,7 +8,7 @@
  * is cut out from when it began: the clock steps back to that instant. It never steps back past the
  * end of the previous spell.
  */
-import type {Cancel, Clock} from '../clock.ts'
+import type {Cancel, Clock} from '../../clock.ts'
 
 export class EvidenceClock implements Clock {
   private readonly real: Clock

@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {exceedsMaxUnhealthy, formatMaxUnhealthy, parseMaxUnhealthy, UnhealthyBreaker} from '../../../../src/core/lifecycle/max-unhealthy.ts'
+import {exceedsMaxUnhealthy, formatMaxUnhealthy, parseMaxUnhealthy, UnhealthyBreaker} from '../../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
 
 describe('--max-unhealthy', () => {
   it('parses a count and a percentage', () => {

@@ -1,8 +1,8 @@
 /** Correlated silence, named: pools falling silent within one window, grouped by zone label, holder host and kind. */
 import {expect} from 'chai'
-import {groupKeys, holderHost, SilenceGroups, silenceGroupMessage, type GroupKey, type SilenceGroupReport} from '../../../../src/core/lifecycle/silence-groups.ts'
-import {FakeClock} from '../../../support/fake-clock.ts'
-import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
+import {groupKeys, holderHost, SilenceGroups, silenceGroupMessage, type GroupKey, type SilenceGroupReport} from '../../../../../src/core/lifecycle/mass-silence/silence-groups.ts'
+import {FakeClock} from '../../../../support/fake-clock.ts'
+import {GRACE, LifecycleFixture} from '../../../../support/lifecycle-fixture.ts'
 
 const ZONE = 'topology.ironcore.dev/zone'
 

@@ -4,8 +4,8 @@
  * logged once and reported to the observer, which feeds metrics, /readyz and an Event.
  */
 import {BLIND_REASONS, type BlindReason} from './sight.ts'
-import type {Clock} from '../clock.ts'
-import type {Logger} from '../ports.ts'
+import type {Clock} from '../../clock.ts'
+import type {Logger} from '../../ports.ts'
 
 export interface BlindSpell {
   /** The reason the spell began with. */

@@ -8,11 +8,11 @@
  * deadline bounds the whole list, so a slow list is a failed confirmation, not a hang.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import type {Lease, Logger} from '../../core/index.ts'
-import {toLease} from '../stores/lease-store.ts'
-import {ObjectGate} from './list-watch-gate.ts'
-import {listAll} from './list-watch-list.ts'
-import {customObjectSource} from './list-watch-source.ts'
+import type {Lease, Logger} from '../../../core/index.ts'
+import {toLease} from '../../stores/lease-store.ts'
+import {ObjectGate} from '../list-watch-gate.ts'
+import {listAll} from '../list-watch-list.ts'
+import {customObjectSource} from '../list-watch-source.ts'
 import {projectLease, type RawLease} from './projections.ts'
 
 const PAGE = 500

@@ -1,8 +1,8 @@
 /** The controller's sight: its loop runs on time and the API answers promptly, or it is blind. */
 import {expect} from 'chai'
-import {PROBE_FAILURE_THRESHOLD, Sight, sightTimings, type SightOptions, type SightState} from '../../../../src/core/lifecycle/sight.ts'
-import {FakeClock} from '../../../support/fake-clock.ts'
-import {FakeLogger} from '../../../support/fake-logger.ts'
+import {PROBE_FAILURE_THRESHOLD, Sight, sightTimings, type SightOptions, type SightState} from '../../../../../src/core/lifecycle/sight/sight.ts'
+import {FakeClock} from '../../../../support/fake-clock.ts'
+import {FakeLogger} from '../../../../support/fake-logger.ts'
 
 /** Short timings, for the mechanics; the rules are tested at the production timings too. */
 const TIMINGS = {probeIntervalMs: 1000, probeTimeoutMs: 500, tickMs: 100, maxLagMs: 1000}

@@ -5,12 +5,12 @@
  * run's would-mark) and the breaker's Events on the kind's CRD. A record is about the silence that
  * began with the Lease renewal it names: once the Lease shows another, the record is history.
  */
-import {findCondition} from '../conditions.ts'
-import {formatDuration} from '../durations.ts'
-import {READY_CONDITION, type PoolKind} from '../pool-kinds.ts'
-import type {Lease, Pool} from '../types.ts'
+import {findCondition} from '../../conditions.ts'
+import {formatDuration} from '../../durations.ts'
+import {READY_CONDITION, type PoolKind} from '../../pool-kinds.ts'
+import type {Lease, Pool} from '../../types.ts'
 import {leaseExpiry} from './pool-view.ts'
-import {WOULD_MARK_REASON, type VerdictRecord} from './verdict.ts'
+import {WOULD_MARK_REASON, type VerdictRecord} from '../verdict.ts'
 
 /** An Event as `pool why` reads it: its reason, its source, its time (wall ms), and the record it carries. */
 export interface VerdictSighting {

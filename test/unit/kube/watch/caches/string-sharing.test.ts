@@ -2,7 +2,7 @@ import {execFileSync} from 'node:child_process'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {expect} from 'chai'
-import {Interner, sameName} from '../../../../src/kube/watch/projections.ts'
+import {Interner, sameName} from '../../../../../src/kube/watch/caches/projections.ts'
 
 const PROBE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'string-instances-probe.ts')
 

@@ -21,9 +21,9 @@
  * swapped for shared ones): the object must be fresh from JSON.parse, held by nobody else. `pool
  * status` and the confirming reads get their objects fresh, whole.
  */
-import type {Pool, PoolCondition, PoolStatus} from '../../core/index.ts'
-import {isWellFormedReady} from '../../deploy/crds/pool-validator.ts'
-import type {KubeObject} from './list-watch-store.ts'
+import type {Pool, PoolCondition, PoolStatus} from '../../../core/index.ts'
+import {isWellFormedReady} from '../../../deploy/crds/pool-validator.ts'
+import type {KubeObject} from '../list-watch-store.ts'
 
 /**
  * Shared strings (issue 27): JSON.parse gives every object its own copy of each value, so at 100,000

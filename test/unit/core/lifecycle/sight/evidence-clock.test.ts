@@ -3,8 +3,8 @@
  * engine. Written for `npm run mutation` (issue 30).
  */
 import {expect} from 'chai'
-import {EvidenceClock} from '../../../../src/core/lifecycle/evidence-clock.ts'
-import {FakeClock} from '../../../support/fake-clock.ts'
+import {EvidenceClock} from '../../../../../src/core/lifecycle/sight/evidence-clock.ts'
+import {FakeClock} from '../../../../support/fake-clock.ts'
 
 describe('EvidenceClock', () => {
   it('starts stopped: nothing is evidence before the view has been whole', async () => {

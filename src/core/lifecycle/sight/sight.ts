@@ -42,10 +42,10 @@
  * get one: those fail fast, every retry with them, until the budget is spent. A lossy link does not
  * look like a stall: the other requests, sent every probe interval, keep answering.
  */
-import {bounded} from '../bounded.ts'
-import {sleep, type Clock} from '../clock.ts'
-import {errorMessage, isAnswer} from '../errors.ts'
-import type {Logger} from '../ports.ts'
+import {bounded} from '../../bounded.ts'
+import {sleep, type Clock} from '../../clock.ts'
+import {errorMessage, isAnswer} from '../../errors.ts'
+import type {Logger} from '../../ports.ts'
 
 /** Why the view is not whole, from the most to the least telling. */
 export const BLIND_REASONS = ['paused', 'api-unanswered', 'watch-gap', 'not-synced'] as const

@@ -1,9 +1,9 @@
 /** `pool why` from the pool, its Lease and the verdict records: each answer, and which record is current. */
 import {expect} from 'chai'
-import {dryRunNote, explainPool, WHY_EXIT_CODES, type VerdictSighting} from '../../../../src/core/lifecycle/pool-why.ts'
-import type {VerdictRecord} from '../../../../src/core/lifecycle/verdict.ts'
-import {POOL_KINDS} from '../../../../src/core/pool-kinds.ts'
-import type {ConditionStatus, Lease, Pool} from '../../../../src/core/types.ts'
+import {dryRunNote, explainPool, WHY_EXIT_CODES, type VerdictSighting} from '../../../../../src/core/lifecycle/reading/pool-why.ts'
+import type {VerdictRecord} from '../../../../../src/core/lifecycle/verdict.ts'
+import {POOL_KINDS} from '../../../../../src/core/pool-kinds.ts'
+import type {ConditionStatus, Lease, Pool} from '../../../../../src/core/types.ts'
 
 const kind = POOL_KINDS.machine
 const NOW = Date.parse('2026-01-01T01:00:00Z')

@@ -1,7 +1,7 @@
 import {expect} from 'chai'
-import {validateLease, validatePool} from '../../../../src/deploy/crds/pool-validator.ts'
-import {Interner, projectLease, projectPool} from '../../../../src/kube/watch/projections.ts'
-import {toLease} from '../../../../src/kube/stores/lease-store.ts'
+import {validateLease, validatePool} from '../../../../../src/deploy/crds/pool-validator.ts'
+import {Interner, projectLease, projectPool} from '../../../../../src/kube/watch/caches/projections.ts'
+import {toLease} from '../../../../../src/kube/stores/lease-store.ts'
 
 const managedFields = [{manager: 'x', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: {'f:status': {}}}]
 const ready = {type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: 'ok', observedGeneration: 3, lastUpdateTime: null, lastTransitionTime: '2026-01-01T00:00:00Z'}

@@ -4,10 +4,10 @@
  * no poollet can renew. Replicas share the one Lease; a conflict (another replica renewed it first) is
  * an answer, and a write landed moments ago, so it counts as proof too.
  */
-import {formatMicroTime} from '../conditions.ts'
-import type {Clock} from '../clock.ts'
-import {AlreadyExistsError, ConflictError} from '../errors.ts'
-import type {LeaseStore} from '../ports.ts'
+import {formatMicroTime} from '../../conditions.ts'
+import type {Clock} from '../../clock.ts'
+import {AlreadyExistsError, ConflictError} from '../../errors.ts'
+import type {LeaseStore} from '../../ports.ts'
 
 /** The Lease's name, in the leader-election namespace, where the controller's RBAC lets it write. */
 export const WRITE_PROBE_LEASE = 'ironpool-write-probe'

@@ -3,12 +3,12 @@
  * each on the robust ListWatchCache, each checked for the fields the engine consumes (pool-validator.ts).
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import type {Clock, Logger, PoolKind, Pool} from '../../core/index.ts'
-import {validateLease, validatePool} from '../../deploy/crds/pool-validator.ts'
-import {ListWatchCache, type CacheObserver} from './list-watch-cache.ts'
-import {WATCHDOG_DEFAULT_MS, type Validation} from './list-watch-options.ts'
-import {customObjectSource, type ResourceRef} from './list-watch-source.ts'
-import type {KubeObject} from './list-watch-store.ts'
+import type {Clock, Logger, PoolKind, Pool} from '../../../core/index.ts'
+import {validateLease, validatePool} from '../../../deploy/crds/pool-validator.ts'
+import {ListWatchCache, type CacheObserver} from '../list-watch-cache.ts'
+import {WATCHDOG_DEFAULT_MS, type Validation} from '../list-watch-options.ts'
+import {customObjectSource, type ResourceRef} from '../list-watch-source.ts'
+import type {KubeObject} from '../list-watch-store.ts'
 import {projectLease, projectPool, type HeldName, type RawLease} from './projections.ts'
 
 export type {RawLease} from './projections.ts'

@@ -1,9 +1,9 @@
 /** One kind's view: whole only when every source vouches for it; each spell logged and timed once. */
 import {expect} from 'chai'
-import {ViewState, type BlindSpell} from '../../../../src/core/lifecycle/view-state.ts'
-import type {BlindReason} from '../../../../src/core/lifecycle/sight.ts'
-import {FakeClock} from '../../../support/fake-clock.ts'
-import {FakeLogger} from '../../../support/fake-logger.ts'
+import {ViewState, type BlindSpell} from '../../../../../src/core/lifecycle/sight/view-state.ts'
+import type {BlindReason} from '../../../../../src/core/lifecycle/sight/sight.ts'
+import {FakeClock} from '../../../../support/fake-clock.ts'
+import {FakeLogger} from '../../../../support/fake-logger.ts'
 
 function setup() {
   const clock = new FakeClock()

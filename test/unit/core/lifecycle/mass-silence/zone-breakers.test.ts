@@ -4,9 +4,9 @@
  * unhealthy-zone-threshold).
  */
 import {expect} from 'chai'
-import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/max-unhealthy.ts'
-import {ZoneBreakers, type ZoneTransition} from '../../../../src/core/lifecycle/zone-breakers.ts'
-import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
+import {parseMaxUnhealthy} from '../../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
+import {ZoneBreakers, type ZoneTransition} from '../../../../../src/core/lifecycle/mass-silence/zone-breakers.ts'
+import {GRACE, LifecycleFixture} from '../../../../support/lifecycle-fixture.ts'
 
 const ZONES = ['a', 'b', 'c']
 const names = ZONES.flatMap((zone) => [0, 1, 2, 3].map((i) => `${zone}-${i}`))

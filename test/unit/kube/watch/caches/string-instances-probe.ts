@@ -5,7 +5,7 @@
  * two equal strings apart; a heap snapshot can. Prints the counts as JSON.
  */
 import {getHeapSnapshot} from 'node:v8'
-import {Interner, projectLease, projectPool, type ProjectedLease, type ProjectedPool} from '../../../../src/kube/watch/projections.ts'
+import {Interner, projectLease, projectPool, type ProjectedLease, type ProjectedPool} from '../../../../../src/kube/watch/caches/projections.ts'
 
 // Made at run time, so that no literal in the code is one of the instances counted, and longer than
 // the string values JSON.parse shares by itself (V8 internalizes those of up to 10 characters: with a

@@ -3,10 +3,10 @@
  * poollet's timestamps with the local clock, so they are display only; where they cannot be right (a
  * time in the future) the view says so instead of showing a negative age.
  */
-import {findCondition} from '../conditions.ts'
-import {unmarkableMessage} from './lifecycle-reports.ts'
-import {READY_CONDITION, type PoolKind} from '../pool-kinds.ts'
-import type {ConditionStatus, Lease, Pool} from '../types.ts'
+import {findCondition} from '../../conditions.ts'
+import {unmarkableMessage} from '../lifecycle-reports.ts'
+import {READY_CONDITION, type PoolKind} from '../../pool-kinds.ts'
+import type {ConditionStatus, Lease, Pool} from '../../types.ts'
 
 export interface PoolView {
   name: string

@@ -1,7 +1,7 @@
 import {expect} from 'chai'
-import {formatAge, holderMatchesPool, leaseExpiry, poolView} from '../../../../src/core/lifecycle/pool-view.ts'
-import {POOL_KINDS} from '../../../../src/core/pool-kinds.ts'
-import type {Lease, Pool} from '../../../../src/core/types.ts'
+import {formatAge, holderMatchesPool, leaseExpiry, poolView} from '../../../../../src/core/lifecycle/reading/pool-view.ts'
+import {POOL_KINDS} from '../../../../../src/core/pool-kinds.ts'
+import type {Lease, Pool} from '../../../../../src/core/types.ts'
 
 const NOW = Date.parse('2026-01-01T12:00:00Z')
 const kind = POOL_KINDS.volume

@@ -5,8 +5,8 @@
  * The caches retry on their own (backoff, relist) while the API is away; their warnings go to the logger.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {systemClock, type Cancel, type Clock, type PoolKind, poolView, type PoolView, type Logger} from '../../core/index.ts'
-import {toLease} from '../stores/lease-store.ts'
+import {systemClock, type Cancel, type Clock, type PoolKind, poolView, type PoolView, type Logger} from '../../../core/index.ts'
+import {toLease} from '../../stores/lease-store.ts'
 import {createLeaseCache, createPoolCache, leaseKey} from './resource-caches.ts'
 
 export interface PoolWatchOptions {

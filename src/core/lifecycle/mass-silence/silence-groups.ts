@@ -12,8 +12,8 @@
  * has passed with none of its pools falling silent. O(1) per pool falling silent, plus a census of
  * the group's members when it is reported.
  */
-import type {Cancel, Clock} from '../clock.ts'
-import {formatDuration} from '../durations.ts'
+import type {Cancel, Clock} from '../../clock.ts'
+import {formatDuration} from '../../durations.ts'
 
 /** The labels whose value is a pool's zone, first found wins. */
 export const DEFAULT_ZONE_LABELS = ['topology.ironcore.dev/zone', 'topology.kubernetes.io/zone'] as const
