@@ -134,3 +134,17 @@ export class LifecycleFixture {
     return this.store.peek(name)?.status?.conditions?.find((c) => c.type === READY_CONDITION)
   }
 }
+
+/**
+ * The breaker tripped by a mass silence: five pools a to e, of which a, b and c fall silent while d and e
+ * renew every fifth of a grace period, for two grace periods. On a fixture with `--max-unhealthy` 2
+ * ({maxUnhealthy: {kind: 'count', count: 2}}) the three silent ones trip it, and nothing is marked.
+ */
+export async function tripBreaker(fx: LifecycleFixture): Promise<void> {
+  for (const name of ['a', 'b', 'c', 'd', 'e']) fx.putPool(name, {ready: 'True'})
+  for (let i = 1; i <= 10; i++) {
+    await fx.advance(GRACE / 5)
+    fx.renew('e', `r${i}`)
+    fx.renew('d', `r${i}`)
+  }
+}

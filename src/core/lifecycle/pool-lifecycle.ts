@@ -61,12 +61,12 @@ import {ZoneBreakers} from './mass-silence/zone-breakers.ts'
  * queue fires nothing while blind, and a breaker's recovery restarts what it held.
  * PoolLifecycle.strandedPools() checks that every overdue, unmarked pool has its next step.
  */
-/** How many times a write of unknown outcome whose era ended is read back before it is left to the watch. */
-const SETTLE_LATER_TRIES = 8
-
 type Step = 'due' | 'held' | 'retrying' | 'unmarkable' | 'confirming' | 'writing' | 'sent' | 'settling'
 
 const IN_FLIGHT: ReadonlySet<Step> = new Set(['confirming', 'writing', 'sent', 'settling'])
+
+/** How many times a write of unknown outcome whose era ended is read back before it is left to the watch. */
+const SETTLE_LATER_TRIES = 8
 
 /** A pool past its deadline with no progress since. */
 interface Overdue {

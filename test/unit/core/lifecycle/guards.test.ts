@@ -1,6 +1,6 @@
 /** When the controller holds its hand: blind, not leader, too many stale at once; and forgetting deleted pools. */
 import {expect} from 'chai'
-import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, LifecycleFixture, tripBreaker} from '../../../support/lifecycle-fixture.ts'
 
 describe('controller lifecycle: guards', () => {
   it('marks nothing while its view is not whole, even long past the grace period', async () => {
@@ -139,12 +139,7 @@ describe('controller lifecycle: guards', () => {
 
   it('trips the breaker when more pools are stale at once than allowed: marks none, reports once', async () => {
     const fx = new LifecycleFixture({maxUnhealthy: {kind: 'count', count: 2}})
-    for (const name of ['a', 'b', 'c', 'd', 'e']) fx.putPool(name, {ready: 'True'})
-    for (let i = 1; i <= 10; i++) {
-      await fx.advance(GRACE / 5)
-      fx.renew('e', `r${i}`)
-      fx.renew('d', `r${i}`)
-    }
+    await tripBreaker(fx)
     expect(fx.writes).to.equal(0)
     expect(fx.breakers).to.deep.equal([{transition: 'tripped', unhealthy: 3, total: 5, limit: {kind: 'count', count: 2}}])
     expect(fx.logger.at('warn')).to.have.length(1)

@@ -4,7 +4,7 @@
  * issue 30).
  */
 import {expect} from 'chai'
-import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, LifecycleFixture, tripBreaker} from '../../../support/lifecycle-fixture.ts'
 
 describe('controller lifecycle: a pool replaced under its name', () => {
   it('a new pool (new uid) under the name of one whose mark keeps failing starts a grace period of its own: the old write is not retried on it', async () => {
@@ -46,12 +46,7 @@ describe('controller lifecycle: a pool replaced under its name', () => {
 
   it('deleting the silent pools that tripped the breaker closes it at once: a deleted pool is no unhealthy one', async () => {
     const fx = new LifecycleFixture({maxUnhealthy: {kind: 'count', count: 2}})
-    for (const name of ['a', 'b', 'c', 'd', 'e']) fx.putPool(name, {ready: 'True'})
-    for (let i = 1; i <= 10; i++) {
-      await fx.advance(GRACE / 5)
-      fx.renew('e', `r${i}`)
-      fx.renew('d', `r${i}`)
-    }
+    await tripBreaker(fx)
     expect(fx.engine.breakerState.tripped).to.equal(true)
     fx.deletePool('a')
     fx.deletePool('b')
@@ -61,12 +56,7 @@ describe('controller lifecycle: a pool replaced under its name', () => {
 
   it('a new pool under the name of a silent one that tripped the breaker is no unhealthy one: the breaker closes', async () => {
     const fx = new LifecycleFixture({maxUnhealthy: {kind: 'count', count: 2}})
-    for (const name of ['a', 'b', 'c', 'd', 'e']) fx.putPool(name, {ready: 'True'})
-    for (let i = 1; i <= 10; i++) {
-      await fx.advance(GRACE / 5)
-      fx.renew('e', `r${i}`)
-      fx.renew('d', `r${i}`)
-    }
+    await tripBreaker(fx)
     expect(fx.engine.breakerState.tripped).to.equal(true)
     fx.putPool('a', {uid: 'uid-a-2', ready: 'True'})
     expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped', 'recovered'])
