@@ -4,7 +4,7 @@
  * lives in src/core.
  */
 import type {KubeConfig} from '@kubernetes/client-node'
-import {systemClock, sleep, CONTROLLER_DEFAULTS, DEFAULT_REQUEST_LIMITS, LeaderElector, type LeaderElectionTimings, type MaxUnhealthy, RequestLimiter, Sight, sightTimings, writeProbe, type PoolKind, type Logger} from '../core/index.ts'
+import {systemClock, sleep, CONTROLLER_DEFAULTS, DEFAULT_REQUEST_LIMITS, LeaderElector, type LeaderElectionTimings, type MaxUnhealthy, RequestLimiter, type RequestLimits, Sight, sightTimings, writeProbe, type PoolKind, type Logger} from '../core/index.ts'
 import {createApiProbe, type ApiProbe} from '../kube/stores/api-probe.ts'
 import {EventRecorder} from '../kube/stores/event-recorder.ts'
 import {describeWritePlan, learnWritePlan} from '../kube/stores/served-schema.ts'
@@ -44,6 +44,8 @@ export interface ControllerWiring {
   identity: string
   /** --zone-label: the labels whose value is a pool's zone (correlated silence). */
   zoneLabels?: readonly string[]
+  /** --qps, --burst: the bound on confirming reads and Unknown writes of all kinds. Default DEFAULT_REQUEST_LIMITS. */
+  requestLimits?: RequestLimits
   logger: Logger
 }
 
@@ -91,7 +93,8 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
   const plans = await Promise.all(wiring.kinds.map((kind) => learnWritePlan(wiring.kubeConfig, kind, {logger})))
   wiring.kinds.forEach((kind, i) => logger.info({kind: kind.name}, `write plan: ${describeWritePlan(kind, plans[i]!)}`))
   // One bound on the confirming reads and writes of all kinds: one client, one flow for APF.
-  const limiter = new RequestLimiter(systemClock, DEFAULT_REQUEST_LIMITS)
+  const requestLimits = wiring.requestLimits ?? DEFAULT_REQUEST_LIMITS
+  const limiter = new RequestLimiter(systemClock, requestLimits)
   const oversizedMetrics = createOversizedMetrics(registry)
   const kinds = wiring.kinds.map((kind, i) => kindController({...wiring, limiter, oversizedMetrics}, kind, plans[i]!, events, metrics, sight))
 
@@ -157,7 +160,7 @@ export async function runController(wiring: ControllerWiring, signal: AbortSigna
     readyz.set('csr-cache', approval.readyz)
   }
   logger.info(
-    {kinds: wiring.kinds.map((k) => k.name), zoneLabels: wiring.zoneLabels, dryRun: wiring.dryRun ?? false, identity: wiring.identity, gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, requestLimits: DEFAULT_REQUEST_LIMITS, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},
+    {kinds: wiring.kinds.map((k) => k.name), zoneLabels: wiring.zoneLabels, dryRun: wiring.dryRun ?? false, identity: wiring.identity, gracePeriodMs: wiring.gracePeriodMs, leaderElection: wiring.leaderElection !== undefined, sight: timings, requestLimits, watchGapToleranceMs: watchGapToleranceMs(wiring.gracePeriodMs)},
     'controller starting',
   )
   try {

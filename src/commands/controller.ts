@@ -33,6 +33,12 @@ export default class Controller extends Command {
         "Approve poollets' client certificate requests, judged on their DER as the signer reads them (signer kubernetes.io/kube-apiserver-client; subject exactly one CN <kind prefix><pool> and one O, the kind's group; no extension, no SAN; usages exactly digital signature, key encipherment, client auth; a poollet only its own name), after a SubjectAccessReview for create on certificatesigningrequests/<kind>poolclient (bootstrap tokens) or self<kind>poolclient (a poollet's renewal); for clusters without IronCore's controller manager. Needs deploy/csr-approver. See deploy/poollet/README.md.",
       default: false,
     }),
+    qps: Flags.string({
+      description: `Requests per second the controller spends on confirming reads and Unknown writes, all kinds together (watches, probes and Events aside); > 0. Raise it for a fleet whose mass deaths outrun it: each dead pool costs two requests.`,
+      default: String(CONTROLLER_DEFAULTS.qps),
+      helpValue: '<number>',
+    }),
+    burst: Flags.integer({description: 'Requests allowed at once above --qps; >= 1.', default: CONTROLLER_DEFAULTS.burst}),
     'metrics-bind-address': bindAddressFlag({description: 'Address of /metrics; 0 turns it off.', default: ':8080'}),
     'health-probe-bind-address': bindAddressFlag({description: 'Address of /healthz and /readyz; 0 turns it off.', default: ':8081'}),
     'metrics-secure': Flags.boolean({
@@ -55,6 +61,8 @@ export default class Controller extends Command {
       leaderElectionId: flags['leader-election-id'],
       dryRun: flags['dry-run'],
       zoneLabels: flags['zone-label'],
+      qps: flags.qps,
+      burst: flags.burst,
       leaderElection: {
         leaseDurationMs: flags['leader-elect-lease-duration'],
         renewDeadlineMs: flags['leader-elect-renew-deadline'],
@@ -88,6 +96,7 @@ export default class Controller extends Command {
           identity: le === undefined ? hostname() : identity,
           dryRun: options.dryRun,
           zoneLabels: options.zoneLabels,
+          requestLimits: options.requestLimits,
           metricsAddress: flags['metrics-bind-address'],
           probeAddress: flags['health-probe-bind-address'],
           ...(flags['metrics-secure'] && {metricsSecure: {certDir: flags['metrics-cert-dir']}}),

@@ -76,7 +76,7 @@ export {BLIND_REASONS, Sight, WRITE_PROBE_DEFAULTS, sightTimings, type BlindReas
 export {WRITE_PROBE_LEASE, writeProbe, type WriteProbeOptions} from './lifecycle/sight/write-probe.ts'
 export {ViewState, type BlindSpell, type ViewChange, type ViewObserver} from './lifecycle/sight/view-state.ts'
 export {kindEngine, type KindEngine, type KindEngineOptions} from './lifecycle/kind-engine.ts'
-export {DEFAULT_REQUEST_LIMITS, RequestLimiter, type RequestLimits} from './lifecycle/request-limiter.ts'
+export {DEFAULT_REQUEST_LIMITS, RequestLimiter, requestLimits, type RequestLimits} from './lifecycle/request-limiter.ts'
 export {OVERDUE_STATES, VERDICT_ANNOTATION, VERDICT_VERSION, WOULD_MARK_REASON, type HoldReason, type OverdueState, type VerdictRecord} from './lifecycle/verdict.ts'
 export {VIEW_RESTORED_REASON, breakerEvent, kindObject, viewRestoredEvent, zoneBreakerEvent} from './lifecycle/lifecycle-reports.ts'
 export type {ZoneTransition} from './lifecycle/mass-silence/zone-breakers.ts'
@@ -148,5 +148,5 @@ export {
   type IdentityValidation,
   type KubeconfigSource,
 } from './identity/identity-options.ts'
-export {TokenBucket} from './token-bucket.ts'
+export {parseRateFlags, TokenBucket} from './token-bucket.ts'
 export {FairQueue, type FairQueueOptions} from './fair-queue.ts'

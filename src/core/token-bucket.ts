@@ -41,3 +41,15 @@ export class TokenBucket {
     this.at = now
   }
 }
+
+/**
+ * The rules of a `--qps`/`--burst` pair, client-go's: qps a number > 0 as typed (e.g. 20 or 2.5),
+ * burst an integer >= 1. Each error names its flag (the names the caller's command uses).
+ */
+export function parseRateFlags(input: {qps: string; burst: number}, names: {qps: string; burst: string}): {qps: number; burst: number; errors: string[]} {
+  const errors: string[] = []
+  const qps = /^\s*\d+(\.\d+)?\s*$/.test(input.qps) ? Number(input.qps) : Number.NaN
+  if (!(qps > 0)) errors.push(`${names.qps} ${JSON.stringify(input.qps)} must be a number > 0 (requests per second)`)
+  if (!(Number.isSafeInteger(input.burst) && input.burst >= 1)) errors.push(`${names.burst} ${input.burst} must be an integer >= 1`)
+  return {qps, burst: input.burst, errors}
+}

@@ -5,6 +5,7 @@
  */
 import {formatDuration, parseDuration} from '../durations.ts'
 import {errorMessage} from '../errors.ts'
+import {parseRateFlags} from '../token-bucket.ts'
 
 export const IDENTITY_FLAGS = {
   kubeconfig: '--kubeconfig',
@@ -54,9 +55,8 @@ export function validateIdentityOptions(input: IdentityInput): IdentityValidatio
   const store = Boolean(input.kubeconfig || input.secretName)
   if (input.bootstrapKubeconfig && !store) errors.push(`${f.bootstrapKubeconfig} needs ${f.kubeconfig} or ${f.secretName}: where the issued kubeconfig is kept`)
   if (input.rotateCertificates && !store) errors.push(`${f.rotateCertificates} needs ${f.kubeconfig} or ${f.secretName}: where the renewed kubeconfig is kept`)
-  const qps = /^\s*\d+(\.\d+)?\s*$/.test(input.qps) ? Number(input.qps) : Number.NaN
-  if (!(qps > 0)) errors.push(`${f.qps} ${JSON.stringify(input.qps)} must be a number > 0 (requests per second)`)
-  if (!(Number.isSafeInteger(input.burst) && input.burst >= 1)) errors.push(`${f.burst} ${input.burst} must be an integer >= 1`)
+  const {qps, errors: rateErrors} = parseRateFlags(input, f)
+  errors.push(...rateErrors)
   let csrTimeoutMs: number = IDENTITY_DEFAULTS.csrTimeoutMs
   if (input.csrTimeout !== undefined) {
     try {

@@ -9,6 +9,8 @@ import {LEADER_ELECTION_DEFAULTS, validateLeaderElection, type LeaderElectionTim
 import {parseMaxUnhealthy, type MaxUnhealthy} from './mass-silence/max-unhealthy.ts'
 import {DEFAULT_ZONE_LABELS} from './mass-silence/silence-groups.ts'
 import {POOL_KIND_NAMES, POOL_KINDS, isPoolKindName, type PoolKind} from '../pool-kinds.ts'
+import {parseRateFlags} from '../token-bucket.ts'
+import {DEFAULT_REQUEST_LIMITS, requestLimits, type RequestLimits} from './request-limiter.ts'
 
 export const CONTROLLER_DEFAULTS = {
   gracePeriodMs: DEFAULT_GRACE_PERIOD_MS,
@@ -18,6 +20,9 @@ export const CONTROLLER_DEFAULTS = {
   dryRunLeaderElectionId: 'ironpool-controller-dry-run',
   /** The dry run's write probe (write-probe.ts) renews this Lease, not the controller's. */
   dryRunWriteProbeLease: 'ironpool-dry-run-write-probe',
+  /** `--qps`, `--burst`: the confirming reads and Unknown writes of all kinds together (request-limiter.ts). */
+  qps: DEFAULT_REQUEST_LIMITS.qps,
+  burst: DEFAULT_REQUEST_LIMITS.burst,
   ...LEADER_ELECTION_DEFAULTS,
 } as const
 
@@ -34,6 +39,9 @@ export interface ControllerInput {
   dryRun?: boolean
   /** --zone-label, repeated: the labels whose value is a pool's zone. Default {@link DEFAULT_ZONE_LABELS}. */
   zoneLabels?: readonly string[]
+  /** --qps as typed (a number, e.g. 100 or 2.5) and --burst. Default CONTROLLER_DEFAULTS' qps and burst. */
+  qps?: string
+  burst?: number
 }
 
 export interface ControllerOptions {
@@ -44,6 +52,8 @@ export interface ControllerOptions {
   leaderElection?: {namespace: string; id: string; timings: LeaderElectionTimings}
   dryRun: boolean
   zoneLabels: readonly string[]
+  /** The bound on the controller's own requests (confirming reads, Unknown writes). */
+  requestLimits: RequestLimits
 }
 
 /** A label key as Kubernetes accepts it: an optional DNS-subdomain prefix and '/', then a name of up to 63 characters. */
@@ -77,6 +87,8 @@ export function validateControllerOptions(input: ControllerInput): ControllerVal
   for (const label of zoneLabels) {
     if (!LABEL_KEY.test(label)) errors.push(`--zone-label ${JSON.stringify(label)} is not a label key: [prefix/]name, the name at most 63 characters of letters, digits, '-', '_' and '.', beginning and ending with a letter or digit`)
   }
+  const rate = parseRateFlags({qps: input.qps ?? String(CONTROLLER_DEFAULTS.qps), burst: input.burst ?? CONTROLLER_DEFAULTS.burst}, {qps: '--qps', burst: '--burst'})
+  errors.push(...rate.errors)
   const dryRun = input.dryRun ?? false
   const leaderElectionId = input.leaderElectionId ?? (dryRun ? CONTROLLER_DEFAULTS.dryRunLeaderElectionId : CONTROLLER_DEFAULTS.leaderElectionId)
   if (input.leaderElect) {
@@ -98,6 +110,7 @@ export function validateControllerOptions(input: ControllerInput): ControllerVal
         : undefined,
       dryRun,
       zoneLabels,
+      requestLimits: requestLimits(rate.qps, rate.burst),
     },
   }
 }

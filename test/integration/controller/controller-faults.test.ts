@@ -149,6 +149,8 @@ describe('ironpool controller under faults', function () {
       ['a bad --max-unhealthy', ['--max-unhealthy=150%'], '--max-unhealthy'],
       ['leader timings out of order', ['--leader-elect', '--leader-elect-renew-deadline=20s'], '--leader-elect-lease-duration'],
       ['an unparsable duration', ['--grace-period=soon'], 'soon'],
+      ['a request rate that is no number', ['--qps=fast'], '--qps "fast" must be a number > 0'],
+      ['a burst of none', ['--burst=0'], '--burst 0 must be an integer >= 1'],
     ]
     for (const [what, args, mention] of refusals) {
       it(`exits 2 naming the rule for ${what}`, async () => {

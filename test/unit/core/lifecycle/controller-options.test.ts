@@ -1,4 +1,4 @@
-/** The controller's flag rules that concern the dry run: its own leader-election id, never the controller's. */
+/** The controller's flag rules: the dry run's own leader-election id (never the controller's), zone labels, the request rate. */
 import {expect} from 'chai'
 import {CONTROLLER_DEFAULTS, validateControllerOptions, type ControllerInput} from '../../../../src/core/lifecycle/controller-options.ts'
 
@@ -37,5 +37,23 @@ describe('controller options: the dry run', () => {
       ok: false,
       errors: [`--zone-label "bad label" is not a label key: [prefix/]name, the name at most 63 characters of letters, digits, '-', '_' and '.', beginning and ending with a letter or digit`],
     })
+  })
+
+  it('--qps and --burst: the defaults (100, 200, 100 in flight), or the rate given with a cap in flight of one second of it', () => {
+    const defaults = validateControllerOptions(input())
+    expect(defaults.ok && defaults.options.requestLimits).to.deep.equal({qps: 100, burst: 200, concurrency: 100})
+    const raised = validateControllerOptions(input({qps: '300', burst: 600}))
+    expect(raised.ok && raised.options.requestLimits).to.deep.equal({qps: 300, burst: 600, concurrency: 300})
+    // Below the default rate the cap stays the default's: a slow answer still does not pace the queue.
+    const lowered = validateControllerOptions(input({qps: '2.5', burst: 1}))
+    expect(lowered.ok && lowered.options.requestLimits).to.deep.equal({qps: 2.5, burst: 1, concurrency: 100})
+  })
+
+  it('refuses a --qps that is no number > 0 and a --burst below 1, naming each flag and its rule, both at once', () => {
+    expect(validateControllerOptions(input({qps: '0', burst: 0}))).to.deep.equal({
+      ok: false,
+      errors: ['--qps "0" must be a number > 0 (requests per second)', '--burst 0 must be an integer >= 1'],
+    })
+    expect(validateControllerOptions(input({qps: '1e3'}))).to.deep.equal({ok: false, errors: ['--qps "1e3" must be a number > 0 (requests per second)']})
   })
 })
