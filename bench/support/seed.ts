@@ -1,38 +1,53 @@
 /**
  * Creates the bench's pools (Ready=True, as a poollet would have left them) and their Leases (held by
- * a bench identity, renewed now), as admin with bounded concurrency.
+ * a bench identity, renewed now), as admin over keep-alive connections with bounded concurrency.
+ *
+ * Over client-node (2.0.1 builds a new undici Agent, so a TLS handshake, for every request) 10,000
+ * pools took about 3 minutes to seed here (55 pools a second, three requests each); over
+ * keepalive-api.ts's pooled connections the same requests cost the API server and the bench a
+ * fraction of that (bench/README.md, issue 27).
  */
-import {CoordinationV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Lease} from '@kubernetes/client-node'
+import type {KubeConfig} from '@kubernetes/client-node'
 import {formatMicroTime, formatTime} from '../../src/core/conditions.ts'
 import type {PoolKind} from '../../src/core/pool-kinds.ts'
 import type {LeaseSpec} from '../../src/core/types.ts'
+import {KeepAliveApi} from './keepalive-api.ts'
 import {forEachLimit} from './limit.ts'
 
-const CONCURRENCY = 16
+/** Requests in flight: kube-apiserver's default --max-requests-inflight is 400, APF's admin level more. */
+const CONCURRENCY = 32
+const JSON_TYPE = 'application/json'
+const MERGE_PATCH = 'application/merge-patch+json'
 
 export async function seedPools(kubeConfig: KubeConfig, kind: PoolKind, names: readonly string[]): Promise<void> {
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi)
-  const coordination = kubeConfig.makeApiClient(CoordinationV1Api)
+  const api = new KeepAliveApi(kubeConfig, CONCURRENCY)
   const {group, version, plural, leaseNamespace: namespace} = kind
-  await forEachLimit(names, CONCURRENCY, async (name) => {
-    await custom.createClusterCustomObject({group, version, plural, body: {apiVersion: `${group}/${version}`, kind: kind.kind, metadata: {name}, spec: {}}})
-    const now = new Date()
-    await setReady(custom, kind, name, now)
-    // Strings with six fractional digits pass client-node's serialiser untouched (as in src/kube).
-    const spec: LeaseSpec = {holderIdentity: `${name}_bench`, leaseDurationSeconds: 40, acquireTime: formatMicroTime(now), renewTime: formatMicroTime(now)}
-    await coordination.createNamespacedLease({namespace, body: {metadata: {name, namespace}, spec: spec as V1Lease['spec']}})
-  })
+  try {
+    await forEachLimit(names, CONCURRENCY, async (name) => {
+      await api.request('POST', `/apis/${group}/${version}/${plural}`, {apiVersion: `${group}/${version}`, kind: kind.kind, metadata: {name}, spec: {}}, JSON_TYPE)
+      const now = new Date()
+      await setReady(api, kind, name, now)
+      const spec: LeaseSpec = {holderIdentity: `${name}_bench`, leaseDurationSeconds: 40, acquireTime: formatMicroTime(now), renewTime: formatMicroTime(now)}
+      await api.request('POST', `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`, {apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: {name, namespace}, spec}, JSON_TYPE)
+    })
+  } finally {
+    api.close()
+  }
 }
 
 /** Sets the pool's Ready=True, as its poollet does when it comes back (a bench revives its dead pools so). */
-async function setReady(custom: CustomObjectsApi, kind: PoolKind, name: string, now: Date): Promise<void> {
+async function setReady(api: KeepAliveApi, kind: PoolKind, name: string, now: Date): Promise<void> {
   const {group, version, plural} = kind
   const ready = {type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: kind.readyMessage, observedGeneration: 1, lastUpdateTime: formatTime(now), lastTransitionTime: formatTime(now)}
-  await custom.patchClusterCustomObjectStatus({group, version, plural, name, body: {status: {conditions: [ready]}}}, setHeaderOptions('Content-Type', PatchStrategy.MergePatch))
+  await api.request('PATCH', `/apis/${group}/${version}/${plural}/${encodeURIComponent(name)}/status`, {status: {conditions: [ready]}}, MERGE_PATCH)
 }
 
 /** Sets these pools Ready=True again, with bounded concurrency. */
 export async function reviveReady(kubeConfig: KubeConfig, kind: PoolKind, names: readonly string[]): Promise<void> {
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi)
-  await forEachLimit(names, CONCURRENCY, (name) => setReady(custom, kind, name, new Date()))
+  const api = new KeepAliveApi(kubeConfig, CONCURRENCY)
+  try {
+    await forEachLimit(names, CONCURRENCY, (name) => setReady(api, kind, name, new Date()))
+  } finally {
+    api.close()
+  }
 }
