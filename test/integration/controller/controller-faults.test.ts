@@ -160,10 +160,12 @@ describe('ironpool controller under faults', function () {
       })
     }
 
-    it('serves /healthz and /readyz, and exits 0 on SIGTERM', async () => {
+    it('serves /healthz and /readyz, bounds its requests by --qps and --burst, and exits 0 on SIGTERM', async () => {
       const plane = await sharedControlPlane()
-      const controller = await startController(plane, ['--kinds=machine'])
+      const controller = await startController(plane, ['--kinds=machine', '--qps=250', '--burst=500'])
       try {
+        // The limiter the engine uses is the one the start line reports (app/controller.ts logs the object it built).
+        expect((await controller.waitForLog('controller starting')).requestLimits).to.deep.equal({qps: 250, burst: 500, concurrency: 250})
         const line = await controller.waitForLog('serving health-probes')
         const base = `http://${String(line.address)}`
         expect((await fetch(`${base}/healthz`)).status).to.equal(200)
