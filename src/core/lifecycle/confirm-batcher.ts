@@ -54,8 +54,11 @@ export interface ConfirmBatcherOptions {
   limiter: () => RequestLimiter
   /** The pool's Lease, fresh from the API. */
   get: (name: string, signal: AbortSignal) => Promise<Lease | undefined>
-  /** Every Lease of the kind's namespace, fresh (a consistent list); undefined: one GET per pool. */
-  list: () => ((signal: AbortSignal) => Promise<readonly Lease[]>) | undefined
+  /**
+   * Every Lease of the kind's namespace, fresh (a consistent list), or only those named (the batch's);
+   * undefined: one GET per pool.
+   */
+  list: () => ((signal: AbortSignal, names: ReadonlySet<string>) => Promise<readonly Lease[]>) | undefined
   /** Bounds a GET; a LIST gets twice as long, or {@link LIST_PAGE_MS} a page if that is longer. */
   timeoutMs: number
   /** How many pages a LIST of the namespace takes (its Leases / {@link LIST_PAGE}). Default 1. */
@@ -122,7 +125,8 @@ export class ConfirmBatcher {
     this.lists++
     let leases: readonly Lease[]
     try {
-      leases = await bounded(list, {clock, timeoutMs: Math.max(2 * timeoutMs, pages * LIST_PAGE_MS), signal: era, timeoutError: () => this.o.timeoutError(`${batch.length} pools (a list of their namespace)`)})
+      const names = new Set(batch.map((entry) => entry.name))
+      leases = await bounded((signal) => list(signal, names), {clock, timeoutMs: Math.max(2 * timeoutMs, pages * LIST_PAGE_MS), signal: era, timeoutError: () => this.o.timeoutError(`${batch.length} pools (a list of their namespace)`)})
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error))
       for (const entry of batch) entry.reject(entry === self ? failure : new SharedFailure(failure.message, {cause: failure}))

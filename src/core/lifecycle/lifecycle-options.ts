@@ -100,9 +100,10 @@ export interface PoolLifecycleOptions {
   /**
    * Every Lease of the kind's namespace, fresh (a consistent LIST, quorum read): confirms many due
    * pools at once when more wait than it has pages (confirm-batcher.ts), bounded by twice confirmTimeoutMs or 100 ms a page. Default: none
-   * (one confirmLease per pool).
+   * (one confirmLease per pool). `names`: the Leases the batch asks about; one may keep only those
+   * (at 100,000 pools the rest is 100,000 Leases held for nothing) and must keep all of those it lists.
    */
-  listLeases?: (signal: AbortSignal) => Promise<readonly Lease[]>
+  listLeases?: (signal: AbortSignal, names: ReadonlySet<string>) => Promise<readonly Lease[]>
   /**
    * Each confirming read and write that was answered (ok) or failed or was too slow (with what
    * failed): one answer among many for the sight, which turns blind when many fail together. Default: nothing.

@@ -18,13 +18,15 @@ export interface Snapshot<T> {
 
 /**
  * onPage hears each page as it arrives: a long list that keeps answering is progress, not a gap.
+ * keep, when given, says which objects the snapshot holds: the others are dropped as their page is read
+ * (neither admitted nor keyed), so a list read for a few objects holds no more than a page of the rest.
  *
  * A page larger than the answer cap is asked again for half as many objects, down to one (issue 29:
  * 24 Leases of 1.45 MB made every page of 500 fail, and the view never whole); the limit doubles
  * back after each page that fits. A page of one object still too large is passed over by its
  * continue token and its object reported; if the answer says no continue token, the list fails as before.
  */
-export async function listAll<T extends KubeObject>(list: Lister<T>, pageSize: number, gate: ObjectGate<T>, signal: AbortSignal, onPage: () => void = () => {}): Promise<Snapshot<T>> {
+export async function listAll<T extends KubeObject>(list: Lister<T>, pageSize: number, gate: ObjectGate<T>, signal: AbortSignal, onPage: () => void = () => {}, keep?: (object: T) => boolean): Promise<Snapshot<T>> {
   const snapshot: Snapshot<T> = {objects: new Map(), keys: new Set(), oversized: [], resourceVersion: ''}
   let token: string | undefined
   let first = true
@@ -47,6 +49,7 @@ export async function listAll<T extends KubeObject>(list: Lister<T>, pageSize: n
     if (first) snapshot.resourceVersion = page.metadata?.resourceVersion ?? ''
     first = false
     for (const object of page.items ?? []) {
+      if (keep !== undefined && !keep(object)) continue
       const key = gate.key(object)
       if (key === undefined) continue
       snapshot.keys.add(key)

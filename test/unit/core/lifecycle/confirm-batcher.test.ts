@@ -12,6 +12,8 @@ function setup(options: {concurrency?: number; listFails?: boolean; listPages?: 
   const limiter = new RequestLimiter(clock, {qps: 1000, burst: 1000, concurrency: options.concurrency ?? 1})
   const api = new Map<string, Lease>()
   const requests: string[] = []
+  /** The names each LIST was asked about, in order. */
+  const listedFor: string[][] = []
   const answerIn = 100
   const later = <T>(fn: () => T) => new Promise<T>((resolve, reject) => clock.setTimer(answerIn, () => {
     try {
@@ -27,8 +29,9 @@ function setup(options: {concurrency?: number; listFails?: boolean; listPages?: 
       requests.push(`get ${name}`)
       return later(() => api.get(name))
     },
-    list: () => () => {
+    list: () => (_signal, names) => {
       requests.push('list')
+      listedFor.push([...names].sort())
       return later(() => {
         if (options.listFails === true) throw new Error('HTTP 500')
         return [...api.values()]
@@ -38,7 +41,7 @@ function setup(options: {concurrency?: number; listFails?: boolean; listPages?: 
     timeoutError: (what) => new Error(`${what}: no answer`),
     listPages: () => options.listPages ?? 1,
   })
-  return {clock, limiter, api, requests, batcher}
+  return {clock, limiter, api, requests, listedFor, batcher}
 }
 
 describe('ConfirmBatcher', () => {
@@ -54,7 +57,7 @@ describe('ConfirmBatcher', () => {
   })
 
   it(`answers everyone waiting with one LIST once more than ${BATCH_CONFIRM_MIN} wait behind a turn, gives back their places, and shows what the API holds when the LIST goes out`, async () => {
-    const {clock, limiter, api, requests, batcher} = setup()
+    const {clock, limiter, api, requests, listedFor, batcher} = setup()
     const names = Array.from({length: 40}, (_, i) => `p${i}`)
     for (const n of names) api.set(n, lease(n, 'old'))
     const era = new AbortController().signal
@@ -68,6 +71,8 @@ describe('ConfirmBatcher', () => {
     expect(requests).to.deep.equal(['get p0', 'list'])
     expect(leases.map((l) => l?.name)).to.deep.equal(names)
     expect(leases[7]?.spec.renewTime).to.equal('new')
+    // The LIST is told whom it answers (every waiting pool but p0, which had its GET), so that it may keep only those.
+    expect(listedFor).to.deep.equal([names.slice(1).sort()])
     expect(limiter.queued, 'places given back').to.equal(0)
     expect(limiter.inFlight).to.equal(0)
   })
