@@ -17,6 +17,8 @@ export interface LeaseLoadOptions {
   names: readonly string[]
   intervalMs: number
   concurrency: number
+  /** Keep each answered renewal's round trip in latenciesMs (a bench that reports latency; off by default). */
+  recordLatency?: boolean
 }
 
 export class LeaseLoad {
@@ -28,6 +30,8 @@ export class LeaseLoad {
   maxLagMs = 0
   /** The longest time between two answered renewals of one Lease (stopped ones excluded), since start: must stay below the grace period. */
   maxGapMs = 0
+  /** Round trips of answered renewals, ms, since start or the last resetLag(), when recordLatency is set. */
+  readonly latenciesMs: number[] = []
   private readonly api: KeepAliveApi
   private readonly options: LeaseLoadOptions
   private readonly nextAt: number[]
@@ -51,9 +55,15 @@ export class LeaseLoad {
     this.timer = setInterval(() => this.schedule(), SCHEDULER_TICK_MS)
   }
 
-  /** Forgets the lag so far (start-up), so that maxLagMs covers the measured windows only. maxGapMs is kept: a gap before measuring can already cause an Unknown. */
+  /** Forgets the lag (and the latencies) so far (start-up), so that maxLagMs covers the measured windows only. maxGapMs is kept: a gap before measuring can already cause an Unknown. */
   resetLag(): void {
     this.maxLagMs = 0
+    this.latenciesMs.length = 0
+  }
+
+  /** Renewals sent and not yet answered. */
+  get inFlightNow(): number {
+    return this.inFlight
   }
 
   /** The longest gap so far, counting the one still open on each renewed Lease. */
@@ -113,7 +123,9 @@ export class LeaseLoad {
     try {
       const body = {spec: {renewTime: formatMicroTime(new Date())}}
       const path = `/apis/coordination.k8s.io/v1/namespaces/${this.options.namespace}/leases/${name}`
+      const sent = performance.now()
       await this.api.request('PATCH', path, body, 'application/merge-patch+json')
+      if (this.options.recordLatency === true) this.latenciesMs.push(performance.now() - sent)
       // A renewal answered after the Lease was stopped still counts: the controller saw it.
       const now = Date.now()
       const previous = this.lastAck.get(name)
