@@ -366,4 +366,30 @@ describe('Sight', () => {
     expect(sight.state.reason).to.equal('paused')
     stop.abort()
   })
+
+  it('requests failing together: exactly half of the answers failed is enough; the sight says so at once, without the last detail when none was given, blind since the last good probe', async () => {
+    const {clock, sight, states, stop} = setup(PRODUCTION)
+    await clock.advance(2_000)
+    for (let i = 0; i < 5; i++) sight.reportRequest(true)
+    for (let i = 0; i < 5; i++) sight.reportRequest(false)
+    // Heard by the listener at once, before any check() or tick.
+    expect(states.map((s) => s.reason)).to.deep.equal([undefined, 'api-unanswered'])
+    expect(states.at(-1)).to.deep.equal({reason: 'api-unanswered', detail: '5 of 10 requests failed within 10000 ms', blindForMs: 0})
+    stop.abort()
+    const second = setup(PRODUCTION)
+    await second.clock.advance(2_000)
+    for (let i = 0; i < 5; i++) second.sight.reportRequest(false)
+    expect(second.sight.state.blindForMs, 'no request ever answered: since the probe at 0 s').to.equal(2_000)
+    second.stop.abort()
+  })
+
+  it('a stall is blind time from the last answer, wherever that lies', async () => {
+    const {clock, probe, sight, stop} = setup(PRODUCTION)
+    await clock.advance(5_000)
+    probe.mode = 'manual'
+    await clock.advance(10_000)
+    expect(sight.check()).to.be.false
+    expect(sight.state).to.deep.equal({reason: 'api-unanswered', detail: "no answer from the API for 10000 ms (a poollet's request deadline is 10000 ms)", blindForMs: 10_000})
+    stop.abort()
+  })
 })
