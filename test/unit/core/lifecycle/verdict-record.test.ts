@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 import {VERDICT_ANNOTATION, type VerdictRecord} from '../../../../src/core/lifecycle/verdict.ts'
-import {BlindLedger, MAX_SPELLS} from '../../../../src/core/lifecycle/verdict-record.ts'
+import {BlindLedger, buildVerdict, MAX_SPELLS, parseVerdict, verdictAnnotation, type VerdictFacts} from '../../../../src/core/lifecycle/verdict-record.ts'
 import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
 import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
 
@@ -158,5 +158,99 @@ describe('controller lifecycle: the verdict record', () => {
     }
     expect(ledger.since(0, cut)).to.deep.equal({ms: MAX_SPELLS + 10, reasons: ['watch-gap']})
     expect(ledger.since(10 * 100, cut)).to.deep.equal({ms: MAX_SPELLS + 10 - 101, reasons: ['watch-gap']})
+  })
+})
+
+describe('the verdict record, built and read back', () => {
+  const facts = (over: Partial<VerdictFacts> = {}): VerdictFacts => ({
+    kind: 'machine',
+    pool: 'p',
+    controller: 'c',
+    dryRun: false,
+    state: 'retrying',
+    stateSinceWall: T0 + 1_000,
+    lastChange: 0,
+    evidenceNow: 50_000,
+    wallNow: T0 + 60_000,
+    blind: {ms: 10_000, reasons: ['paused']},
+    gracePeriodMs: 50_000,
+    notes: {},
+    retries: 0,
+    limiter: {queued: 0, inFlight: 0},
+    ...over,
+  })
+
+  it('carries each fact the engine has, and leaves out those it has not', () => {
+    const full = buildVerdict(
+      facts({
+        uid: 'u1',
+        hold: 'blind',
+        renewTime: 'r1',
+        leaseResourceVersion: '42',
+        readyStatus: 'True',
+        notes: {confirm: {outcome: 'failed', atWall: T0 + 2_000, detail: 'no answer'}, lastError: 'HTTP 500'},
+        retries: 3,
+        breaker: {tripped: true, unhealthy: 3, total: 4},
+        nextLookInMs: 1_500,
+      }),
+    )
+    expect(full).to.deep.equal({
+      version: 1,
+      kind: 'machine',
+      pool: 'p',
+      uid: 'u1',
+      controller: 'c',
+      dryRun: false,
+      state: 'retrying',
+      stateSince: at(1_000),
+      hold: 'blind',
+      lastProgress: {renewTime: 'r1', leaseResourceVersion: '42', readyStatus: 'True', observedAt: at(0)},
+      gracePeriodMs: 50_000,
+      silenceMs: 50_000,
+      blindExcludedMs: 10_000,
+      blindReasons: ['paused'],
+      confirm: {outcome: 'failed', at: at(2_000), detail: 'no answer'},
+      retries: 3,
+      lastError: 'HTTP 500',
+      breaker: {tripped: true, unhealthy: 3, total: 4},
+      limiter: {queued: 0, inFlight: 0},
+      nextLookAt: at(61_500),
+      at: at(60_000),
+    })
+    const bare = buildVerdict(facts({notes: {confirm: {outcome: 'silent', atWall: T0}}}))
+    expect(Object.keys(bare)).to.deep.equal(['version', 'kind', 'pool', 'controller', 'dryRun', 'state', 'stateSince', 'lastProgress', 'gracePeriodMs', 'silenceMs', 'blindExcludedMs', 'blindReasons', 'confirm', 'retries', 'limiter', 'at'])
+    expect(bare.lastProgress).to.deep.equal({observedAt: at(0)})
+    expect(bare.confirm).to.deep.equal({outcome: 'silent', at: at(0)})
+    expect(buildVerdict(facts({nextLookInMs: -500})).nextLookAt, 'a look overdue is now').to.equal(at(60_000))
+  })
+
+  it('reads back a record of its own version; nothing from an absent, unreadable, newer or malformed one', () => {
+    const record = buildVerdict(facts())
+    expect(parseVerdict(verdictAnnotation(record))).to.deep.equal(record)
+    for (const text of [undefined, 'not json', 'null', '5', JSON.stringify({...record, version: 2}), JSON.stringify({...record, pool: 7}), JSON.stringify({...record, state: undefined})]) {
+      expect(parseVerdict(text), String(text)).to.equal(undefined)
+    }
+  })
+
+  it('the ledger names a spell going on only once blind time accrued after the instant asked about', () => {
+    const ledger = new BlindLedger()
+    ledger.stopped(100, 'paused')
+    expect(ledger.after(500, 500).reasons, 'no time cut out since').to.deep.equal([])
+    expect(ledger.after(500, 501).reasons).to.deep.equal(['paused'])
+    expect(ledger.since(100, 50).reasons, 'a spell that stood still at from itself is taken as before it').to.deep.equal([])
+    expect(ledger.since(101, 50).reasons).to.deep.equal([])
+    expect(ledger.since(99, 50).reasons).to.deep.equal(['paused'])
+    ledger.resumed(50)
+    expect(ledger.blindAt).to.equal(undefined)
+  })
+
+  it('a spell dropped from the ledger at exactly from still counts as before it', () => {
+    const ledger = new BlindLedger()
+    for (let i = 0; i <= MAX_SPELLS; i++) {
+      ledger.stopped(i * 10, 'paused')
+      ledger.resumed((i + 1) * 5)
+    }
+    // The first spell (at 0, 5 ms cut out by its end) was dropped.
+    expect(ledger.since(0, (MAX_SPELLS + 1) * 5).ms).to.equal(MAX_SPELLS * 5)
   })
 })

@@ -1,6 +1,6 @@
 /** Correlated silence, named: pools falling silent within one window, grouped by zone label, holder host and kind. */
 import {expect} from 'chai'
-import {groupKeys, holderHost, SilenceGroups, silenceGroupMessage, type GroupKey, type SilenceGroupReport} from '../../../../../src/core/lifecycle/mass-silence/silence-groups.ts'
+import {groupKeys, groupPhrase, holderHost, SilenceGroups, silenceGroupMessage, type GroupKey, type SilenceGroupReport} from '../../../../../src/core/lifecycle/mass-silence/silence-groups.ts'
 import {FakeClock} from '../../../../support/fake-clock.ts'
 import {GRACE, LifecycleFixture} from '../../../../support/lifecycle-fixture.ts'
 
@@ -93,5 +93,85 @@ describe('correlated silence', () => {
     expect(groupKeys('p', {'topology.kubernetes.io/zone': 'k'}, 'node-7_123')).to.deep.equal([{by: 'zone', value: 'k'}, {by: 'host', value: 'node-7'}, {by: 'kind', value: ''}])
     expect(groupKeys('p', {rack: 'r1'}, undefined, ['rack'])).to.deep.equal([{by: 'zone', value: 'r1'}, {by: 'kind', value: ''}])
     expect([holderHost('p', 'host-1/p'), holderHost('p', 'p_1'), holderHost('p', 'nouuid'), holderHost('p', '')]).to.deep.equal(['host-1', undefined, undefined, undefined])
+  })
+})
+
+describe('correlated silence: the window, the spells and the names', () => {
+  function groups(keysOf: (name: string) => GroupKey[] = () => [{by: 'zone', value: 'a'}]) {
+    const clock = new FakeClock()
+    const reports: SilenceGroupReport[] = []
+    const g = new SilenceGroups({kind: 'machine', clock, windowMs: 1_000, settleMs: 500, keysOf, census: () => ({total: 20, silent: 4}), report: (r) => reports.push(r)})
+    return {clock, reports, g}
+  }
+
+  it('a pool falling silent exactly a window after the last is in the same spell, and the first is still within it', async () => {
+    const {clock, reports, g} = groups()
+    g.fellSilent('p1', 0)
+    g.fellSilent('p2', 0)
+    g.fellSilent('p3', 1_000)
+    await clock.advance(500)
+    expect(reports.map((r) => r.silent)).to.deep.equal([3])
+  })
+
+  it('a pool falling silent again moves to the end of its spell; pools older than the window drop out', async () => {
+    const {clock, reports, g} = groups()
+    g.fellSilent('p1', 0)
+    g.fellSilent('p2', 100)
+    g.fellSilent('p1', 900)
+    g.fellSilent('p3', 1_850)
+    g.fellSilent('p4', 1_860)
+    await clock.advance(500)
+    expect(reports.map((r) => [r.silent, r.examples])).to.deep.equal([[3, ['p1', 'p3', 'p4']]])
+  })
+
+  it('clear() forgets every spell and cancels the reports waiting to settle', async () => {
+    const {clock, reports, g} = groups()
+    for (const p of ['p1', 'p2', 'p3']) g.fellSilent(p, 0)
+    expect(g.largest()).to.deep.equal({by: 'zone', value: 'a', silent: 3})
+    g.clear()
+    expect(clock.pending).to.equal(0)
+    await clock.advance(1_000)
+    expect(reports).to.deep.equal([])
+    expect(g.largest()).to.equal(undefined)
+  })
+
+  it('a report names ten pools at most', async () => {
+    const {clock, reports, g} = groups()
+    for (let i = 0; i < 12; i++) g.fellSilent(`p${i}`, i)
+    await clock.advance(500)
+    expect(reports[0]!.silent).to.equal(12)
+    expect(reports[0]!.examples).to.deep.equal(Array.from({length: 10}, (_, i) => `p${i}`))
+  })
+
+  it('largest(): the group of at least minPools with the most silent pools, never the kind as a whole; a value may hold a slash', () => {
+    const keys = (zone: string, host: boolean) => (name: string): GroupKey[] => [{by: 'zone', value: zone}, ...(host && ['p1', 'p2', 'p3'].includes(name) ? [{by: 'host' as const, value: 'h'}] : []), {by: 'kind', value: ''}]
+    const zoneBigger = groups(keys('eu/1', true))
+    for (const p of ['p1', 'p2', 'p3', 'p4', 'p5']) zoneBigger.g.fellSilent(p, 0)
+    expect(zoneBigger.g.largest()).to.deep.equal({by: 'zone', value: 'eu/1', silent: 5})
+    const onlyHost = groups((name) => [...(name === 'p9' ? [{by: 'zone' as const, value: 'z'}] : []), {by: 'host', value: 'h'}])
+    for (const p of ['p9', 'p1', 'p2', 'p3']) onlyHost.g.fellSilent(p, 0)
+    expect(onlyHost.g.largest(), 'the zone has one pool: below minPools').to.deep.equal({by: 'host', value: 'h', silent: 4})
+    // The bigger group second: zone a (3 pools) first, then host h (5).
+    const bigHostLater = groups((name) => [name.startsWith('p') ? {by: 'zone', value: 'a'} : {by: 'host', value: 'h'}])
+    for (const p of ['p1', 'p2', 'p3', 'q1', 'q2', 'q3', 'q4', 'q5']) bigHostLater.g.fellSilent(p, 0)
+    expect(bigHostLater.g.largest()).to.deep.equal({by: 'host', value: 'h', silent: 5})
+    const exactly = groups()
+    for (const p of ['p1', 'p2', 'p3']) exactly.g.fellSilent(p, 0)
+    expect(exactly.g.largest(), 'exactly minPools').to.deep.equal({by: 'zone', value: 'a', silent: 3})
+    const kindOnly = groups(() => [{by: 'kind', value: ''}])
+    for (const p of ['p1', 'p2', 'p3', 'p4']) kindOnly.g.fellSilent(p, 0)
+    expect(kindOnly.g.largest()).to.equal(undefined)
+    const few = groups()
+    for (const p of ['p1', 'p2']) few.g.fellSilent(p, 0)
+    expect(few.g.largest()).to.equal(undefined)
+  })
+
+  it("a holder starting with its separator names no host; the groups' phrases; an empty zone label is no zone", () => {
+    expect([holderHost('p', '/x'), holderHost('p', '_abc'), holderHost('p', 'h_1')]).to.deep.equal([undefined, undefined, 'h'])
+    expect([groupPhrase('zone', 'a'), groupPhrase('host', 'h'), groupPhrase('kind', '')]).to.deep.equal(['in zone a', 'on host h', 'in all'])
+    expect(groupKeys('p', {[ZONE]: '', 'topology.kubernetes.io/zone': 'k'}, undefined)).to.deep.equal([{by: 'zone', value: 'k'}, {by: 'kind', value: ''}])
+    expect(silenceGroupMessage('machinepools', {kind: 'machine', by: 'host', value: 'h', silent: 3, withinMs: 1_500, total: 4, renewing: 1, examples: []})).to.equal(
+      '3 machinepools on host h went silent within 1.5s; 1 of 4 on host h still renew',
+    )
   })
 })

@@ -31,4 +31,33 @@ describe('dry-run agreement', () => {
     expect(agreement([s('a', 0)], [s('a', 10)], 1_000, 5).agreed).to.deep.equal([])
     expect(agreement([], [], 1_000)).to.deep.include({ratio: 1, maxAbsDeltaMs: 0})
   })
+
+  it('pairs each mark with the nearest would-mark within the window, not merely one within it; at the window\'s edge still pairs', () => {
+    // The nearer would-mark listed first, the farther one (still within the window) after it.
+    const nearestFirst = agreement([s('a', 1_000)], [s('a', 900), s('a', 1_500)], 1_000)
+    expect(nearestFirst.agreed.map((p) => p.wouldMarkAt)).to.deep.equal([900])
+    expect(nearestFirst.onlyWouldMark).to.deep.equal([s('a', 1_500)])
+    // The nearer one listed last.
+    const nearestLast = agreement([s('a', 1_000)], [s('a', 1_800), s('a', 1_100)], 1_000)
+    expect(nearestLast.agreed.map((p) => p.wouldMarkAt)).to.deep.equal([1_100])
+    expect(agreement([s('a', 0)], [s('a', 1_000)], 1_000).agreed.map((p) => p.deltaMs), 'exactly windowMs apart').to.deep.equal([1_000])
+  })
+
+  it('pairs the marks of a pool in time order, whatever order they are given in: the earlier mark takes the would-mark near both', () => {
+    const result = agreement([s('a', 1_500), s('a', 0)], [s('a', 800)], 1_000)
+    expect(result.agreed).to.deep.equal([{kind: 'machine', pool: 'a', markedAt: 0, wouldMarkAt: 800, deltaMs: 800}])
+    expect(result.onlyMarked).to.deep.equal([s('a', 1_500)])
+  })
+
+  it('since leaves out marks and would-marks before it on both sides, and keeps those at it', () => {
+    const result = agreement([s('a', 0), s('b', 5)], [s('c', 4), s('b', 5), s('d', 5)], 1_000, 5)
+    expect(result.agreed.map((p) => p.pool)).to.deep.equal(['b'])
+    expect(result.onlyMarked, 'a mark before since').to.deep.equal([])
+    expect(result.onlyWouldMark, 'a would-mark before since').to.deep.equal([s('d', 5)])
+  })
+
+  it('a sighting without a UID pairs with one whose UID is empty: both name no UID', () => {
+    const result = agreement([{kind: 'machine', pool: 'a', at: 0}], [{kind: 'machine', pool: 'a', uid: '', at: 10}], 1_000)
+    expect(result.agreed.map((p) => p.pool)).to.deep.equal(['a'])
+  })
 })

@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import {formatAge, holderMatchesPool, leaseExpiry, poolView} from '../../../../../src/core/lifecycle/reading/pool-view.ts'
 import {POOL_KINDS} from '../../../../../src/core/pool-kinds.ts'
-import type {Lease, Pool} from '../../../../../src/core/types.ts'
+import type {Lease, Pool, PoolCondition} from '../../../../../src/core/types.ts'
 
 const NOW = Date.parse('2026-01-01T12:00:00Z')
 const kind = POOL_KINDS.volume
@@ -108,5 +108,45 @@ describe('poolView: a kind whose API cannot hold a mark', () => {
     expect(poolView(bucket, pool, undefined, NOW, {canMark: false}).notes).to.have.length(1)
     expect(poolView(bucket, pool, lease('2026-01-01T11:59:50.000000Z'), NOW, {canMark: false}).notes).to.deep.equal([])
     expect(poolView(bucket, pool, lease('2026-01-01T11:58:00.000000Z'), NOW).notes).to.deep.equal([])
+  })
+})
+
+describe('poolView: edges', () => {
+  const ready = pool([{type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: 'ok'}])
+
+  it('says a timestamp that is no time is not one, with no age: a Lease whose renewTime cannot be read counts as never renewed', () => {
+    const view = poolView(kind, ready, lease({holderIdentity: 'v1_x', leaseDurationSeconds: 40, renewTime: 'yesterday'}), NOW)
+    expect(view.skew).to.deep.equal(['Lease renewTime yesterday is not a time'])
+    expect(view).to.include({renewedMs: undefined, lease: 'no-renew'})
+  })
+
+  it('names the field whose time lies in the future; exactly the tolerance ahead is no warning', () => {
+    const future = poolView(kind, pool([{type: 'Ready', status: 'True', reason: 'r', message: 'm', lastTransitionTime: '2026-01-01T12:01:00Z'}]), undefined, NOW)
+    expect(future.skew).to.deep.equal(['Ready lastTransitionTime 2026-01-01T12:01:00Z is in the future: the clocks look skewed'])
+    expect(poolView(kind, pool(), lease({renewTime: '2026-01-01T12:00:02.000000Z'}), NOW).skew).to.deep.equal([])
+  })
+
+  it('a Lease renewed exactly its duration ago is still valid; expired exactly a duration more is not overdue yet', () => {
+    expect(poolView(kind, ready, lease({leaseDurationSeconds: 40, renewTime: '2026-01-01T11:59:20.000000Z'}), NOW).lease).to.equal('valid')
+    const edge = poolView(kind, ready, lease({leaseDurationSeconds: 40, renewTime: '2026-01-01T11:58:40.000000Z'}), NOW)
+    expect(edge.notes).to.deep.equal([])
+    expect(edge.overdueAt).to.equal('2026-01-01T12:00:00.000Z')
+  })
+
+  it('a Ready without reason or message (as another writer may leave it) shows them empty', () => {
+    expect(poolView(kind, pool([{type: 'Ready', status: 'True'} as PoolCondition]), undefined, NOW)).to.include({ready: 'True', reason: '', message: ''})
+  })
+
+  it('a kind that cannot be marked is never overdue, only unmarkable', () => {
+    const view = poolView(kind, ready, lease({leaseDurationSeconds: 40, renewTime: '2026-01-01T11:50:00.000000Z'}), NOW, {canMark: false})
+    expect(view.overdueAt).to.equal(undefined)
+    expect(view.notes).to.deep.equal(['stale, cannot be marked: this API has no conditions for volumepools'])
+  })
+
+  it('formats ages at the edges of each unit as kubectl does', () => {
+    const cases: [number, string][] = [
+      [630_000, '10m'], [179 * 60_000, '179m'], [8 * 3600_000 + 30 * 60_000, '8h'], [48 * 3600_000, '2d'], [72 * 3600_000, '3d'], [8 * 86_400_000 + 5 * 3600_000, '8d'], [7 * 86_400_000 + 5 * 3600_000, '7d5h'],
+    ]
+    for (const [ms, text] of cases) expect(formatAge(ms), String(ms)).to.equal(text)
   })
 })

@@ -247,4 +247,149 @@ describe('Sight', () => {
       expect(t.probeIntervalMs, `grace ${grace}`).to.be.below(grace)
     }
   })
+
+  it('says why it is blind before the first probe has answered: not yet probed', async () => {
+    const clock = new FakeClock()
+    const probe = new ScriptedProbe()
+    probe.mode = 'manual'
+    const sight = new Sight({clock, logger: new FakeLogger(), probe: probe.probe, ...TIMINGS})
+    expect(sight.state).to.deep.equal({reason: 'api-unanswered', detail: 'not yet probed'})
+    const stop = new AbortController()
+    void sight.run(stop.signal)
+    await clock.advance(0)
+    expect(sight.check()).to.be.false
+    expect(sight.state).to.deep.include({reason: 'api-unanswered', detail: 'not yet probed'})
+    stop.abort()
+  })
+
+  it('a listener unsubscribed hears no more changes', async () => {
+    const {clock, probe, sight, stop} = setup(PRODUCTION)
+    await clock.advance(0)
+    const heard: SightState[] = []
+    const unsubscribe = sight.subscribe((s) => heard.push(s))
+    unsubscribe()
+    probe.mode = 'fail'
+    await clock.advance(15_000)
+    expect(sight.check()).to.be.false
+    expect(heard).to.deep.equal([])
+    stop.abort()
+  })
+
+  it('check() takes the time since the last tick for a pause only past tickMs + maxLagMs', async () => {
+    const {clock, sight, stop} = setup()
+    await clock.advance(5_000)
+    // A deadline due before the next tick, checking the instant the process resumes.
+    let seen: boolean | undefined
+    clock.setTimer(50, () => (seen = sight.check()))
+    await clock.jump(TIMINGS.tickMs + TIMINGS.maxLagMs)
+    expect(seen, 'exactly tickMs + maxLagMs after the last tick').to.be.true
+    expect(sight.state.reason).to.equal(undefined)
+    let state: SightState | undefined
+    clock.setTimer(50, () => {
+      seen = sight.check()
+      state = sight.state
+    })
+    await clock.jump(TIMINGS.tickMs + TIMINGS.maxLagMs + 1)
+    expect(seen, 'one ms more').to.be.false
+    expect(state).to.deep.include({reason: 'paused', blindForMs: TIMINGS.maxLagMs + 1})
+    stop.abort()
+  })
+
+  it('failed requests older than the window are forgotten: five failures, each alone in its window, blind nothing', async () => {
+    const {clock, sight, states, stop} = setup(PRODUCTION)
+    await clock.advance(0)
+    for (let i = 0; i < 5; i++) {
+      sight.reportRequest(false, 'slow')
+      await clock.advance(10_001)
+    }
+    expect(sight.check()).to.be.true
+    expect(states.map((s) => s.reason)).to.deep.equal([undefined])
+    stop.abort()
+  })
+
+  it('run() lasts until aborted', async () => {
+    const {clock, stop, running} = setup()
+    let ended = false
+    void running.then(() => (ended = true))
+    await clock.advance(5_000)
+    expect(ended).to.be.false
+    stop.abort()
+    await clock.advance(0)
+    expect(ended).to.be.true
+  })
+
+  it('a tick late by less than maxLagMs is no pause (production timings: a tick of 1 s, 4.5 s late)', async () => {
+    const {clock, sight, states, stop} = setup(PRODUCTION)
+    await clock.advance(0)
+    await clock.jump(5_500)
+    expect(sight.check()).to.be.true
+    expect(states.map((s) => s.reason)).to.deep.equal([undefined])
+    stop.abort()
+  })
+
+  it('failed probes are blind time from the last good answer, not from the first probe', async () => {
+    const {clock, probe, sight, stop} = setup(PRODUCTION)
+    await clock.advance(5_000)
+    probe.mode = 'fail'
+    await clock.advance(15_000)
+    expect(sight.check()).to.be.false
+    expect(sight.state.blindForMs, 'since the answer at 5 s').to.equal(15_000)
+    stop.abort()
+  })
+
+  it('a probe sent the very instant the requests failed together ends their blindness', async () => {
+    const clock = new FakeClock()
+    const probe = new ScriptedProbe()
+    const sight = new Sight({clock, logger: new FakeLogger(), probe: probe.probe, ...PRODUCTION})
+    // Scheduled before the probe loop's own timer for 5 s: the failures are heard first, then the probe goes out.
+    clock.setTimer(5_000, () => {
+      for (let i = 0; i < 5; i++) sight.reportRequest(false, 'no answer')
+    })
+    const stop = new AbortController()
+    void sight.run(stop.signal)
+    await clock.advance(5_000)
+    expect(sight.check()).to.be.true
+    stop.abort()
+  })
+
+  it('a probe sent before the pause and answered within its deadline after it does not end the pause either', async () => {
+    // A probe deadline longer than the pause, so the answer is taken (not timed out).
+    const {clock, probe, sight, stop} = setup({probeIntervalMs: 1000, probeTimeoutMs: 10_000, tickMs: 100, maxLagMs: 1000})
+    await clock.advance(0)
+    probe.mode = 'manual'
+    await clock.advance(1000)
+    expect(probe.calls).to.have.length(1)
+    await clock.jump(5000)
+    expect(probe.calls[0]!.signal.aborted).to.be.false
+    probe.calls[0]!.resolve()
+    await clock.advance(0)
+    expect(sight.state.reason).to.equal('paused')
+    stop.abort()
+  })
+
+  it('requests failing together: exactly half of the answers failed is enough; the sight says so at once, without the last detail when none was given, blind since the last good probe', async () => {
+    const {clock, sight, states, stop} = setup(PRODUCTION)
+    await clock.advance(2_000)
+    for (let i = 0; i < 5; i++) sight.reportRequest(true)
+    for (let i = 0; i < 5; i++) sight.reportRequest(false)
+    // Heard by the listener at once, before any check() or tick.
+    expect(states.map((s) => s.reason)).to.deep.equal([undefined, 'api-unanswered'])
+    expect(states.at(-1)).to.deep.equal({reason: 'api-unanswered', detail: '5 of 10 requests failed within 10000 ms', blindForMs: 0})
+    stop.abort()
+    const second = setup(PRODUCTION)
+    await second.clock.advance(2_000)
+    for (let i = 0; i < 5; i++) second.sight.reportRequest(false)
+    expect(second.sight.state.blindForMs, 'no request ever answered: since the probe at 0 s').to.equal(2_000)
+    second.stop.abort()
+  })
+
+  it('a stall is blind time from the last answer, wherever that lies', async () => {
+    const {clock, probe, sight, stop} = setup(PRODUCTION)
+    await clock.advance(5_000)
+    probe.mode = 'manual'
+    await clock.advance(10_000)
+    expect(sight.check()).to.be.false
+    expect(sight.state).to.deep.equal({reason: 'api-unanswered', detail: "no answer from the API for 10000 ms (a poollet's request deadline is 10000 ms)", blindForMs: 10_000})
+    stop.abort()
+  })
 })

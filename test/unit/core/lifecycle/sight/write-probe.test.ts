@@ -17,7 +17,7 @@ const PRODUCTION = sightTimings(50_000)
 function setup() {
   const clock = new FakeClock()
   const logger = new FakeLogger()
-  const writes = {mode: 'ok' as 'ok' | 'refuse' | 'forbidden', calls: 0}
+  const writes = {mode: 'ok' as 'ok' | 'refuse' | 'forbidden' | 'hang', calls: 0}
   const sight = new Sight({
     clock,
     logger,
@@ -27,6 +27,7 @@ function setup() {
       writes.calls++
       if (writes.mode === 'refuse') return Promise.reject(new Error('etcdserver: mvcc: database space exceeded'))
       if (writes.mode === 'forbidden') return Promise.reject(new ForbiddenError('leases is forbidden'))
+      if (writes.mode === 'hang') return new Promise<void>(() => {})
       return Promise.resolve()
     },
   })
@@ -90,6 +91,30 @@ describe('Sight: the write probe', () => {
     expect(sight.check()).to.be.true
     expect(writes.calls).to.be.greaterThan(5)
     expect(logger.at('warn').filter((l) => l.msg.includes('the write probe is refused'))).to.have.length(1)
+    stop.abort()
+  })
+
+  it('after writes failed, an answered refusal counts as landed: whole at once, with no settle window; its warning names the error', async () => {
+    const {clock, sight, logger, writes, stop} = setup()
+    await clock.advance(0)
+    writes.mode = 'refuse'
+    await clock.advance(20_000)
+    expect(sight.check()).to.be.false
+    writes.mode = 'forbidden'
+    await clock.advance(10_000)
+    // Read without check(): the refusal itself made the sight whole.
+    expect(sight.state.reason).to.equal(undefined)
+    expect(logger.at('warn').map((l) => l.obj)).to.deep.include({err: 'leases is forbidden'})
+    stop.abort()
+  })
+
+  it('writes that get no answer within the deadline fail too, and the sight says so', async () => {
+    const {clock, sight, writes, stop} = setup()
+    await clock.advance(0)
+    writes.mode = 'hang'
+    await clock.advance(40_000)
+    expect(sight.check()).to.be.false
+    expect(sight.state.detail).to.equal('writes fail: no answer within 10000 ms')
     stop.abort()
   })
 })
