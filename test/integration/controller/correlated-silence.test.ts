@@ -82,7 +82,16 @@ describe('ironpool controller: correlated silence named (real processes, real AP
       for (const zone of zones.slice(1)) expect(await ctl.metric(`ironpool_controller_correlated_silences_total{kind="machine",by="zone",group="${zone}"}`), zone).to.equal(undefined)
       if (breaker) {
         // The breaker trips at the third of the zone's pools (more than 2): the Event names the zone they share.
-        const trip = await waitFor('the breaker Event', async () => (await events('MaxUnhealthyExceeded'))[0])
+        // Its log line first, so that a failure says whether it never tripped or its Event is what is missing
+        // (a full run once timed out waiting for the Event, with nothing to tell which).
+        await ctl.waitForLog('too many pools stale at once; marking none until fewer are', {}, 30_000).catch((error: unknown) => {
+          console.log(`      --- controller log (last lines):\n${ctl.stderr.slice(-40).join('\n')}`)
+          throw error
+        })
+        const trip = await waitFor('the breaker Event', async () => (await events('MaxUnhealthyExceeded'))[0]).catch((error: unknown) => {
+          console.log(`      --- the breaker tripped (logged) but no Event; controller log (last lines):\n${ctl.stderr.slice(-40).join('\n')}`)
+          throw error
+        })
         expect(trip).to.match(new RegExp(`^[34] of 12 machinepools stale at once, more than --max-unhealthy=2: marking none Unknown \\([34] of them in zone ${zones[0]}\\)$`))
         for (const {name} of cut) expect(readyOf(await admin.getPool(kind, name))?.status, `${name} held by the breaker`).to.equal(undefined)
       } else {
