@@ -89,6 +89,13 @@ interface Overdue {
    */
   sentStamps?: string[]
   /**
+   * The pool as the watch showed it carrying this write's mark while the write waited for its answer.
+   * The answer decides; if the answer is lost, this sighting is that it landed, which a settling read
+   * may no longer show (the poollet wrote True over it) or may fail to get (the simulator's seed
+   * 120492 of the loss class: the mark landed, was seen, and was never reported).
+   */
+  sighted?: Pool
+  /**
    * A failure of this pool's requests has been told to the sight: its next ones are not. One pool's
    * trouble (a webhook that fails its writes, a request that hangs) counts once toward the request
    * rule, so a few bad pools retrying cannot make up the share that blinds the controller.
@@ -207,7 +214,9 @@ export class PoolLifecycle {
     // the watch cannot tell our mark from another's (a lagging watch delivered the previous leader's
     // mark while a new leader's write was out, and both reported it: the simulator's seed 41536).
     if (overdue.unsettled === true && this.isOurWrite(pool, overdue)) this.landed(name, overdue, pool)
-    else if (overdue.step === 'sent' && this.isOurMark(pool)) return
+    else if (overdue.step === 'sent' && this.isOurMark(pool)) {
+      if (this.isOurWrite(pool, overdue)) overdue.sighted = pool
+    }
     // Someone moved a silent pool's Ready away from Unknown without a sign of life: mark it again.
     else this.mark([name])
   }
@@ -430,7 +439,12 @@ export class PoolLifecycle {
   }
 
   private progressed(name: string): void {
-    this.unsettledMarks.delete(name)
+    // A write of ours of unknown outcome may still have landed, unseen yet: the watch or a read settles it.
+    const overdue = this.overdue.get(name)
+    if (overdue?.unsettled === true) {
+      if (IN_FLIGHT.has(overdue.step)) this.unsettledMarks.set(name, overdue)
+      else this.settleLater(name, overdue)
+    } else this.unsettledMarks.delete(name)
     this.foreignMarks.delete(name)
     this.arm(name)
     this.silent.delete(name)
@@ -691,6 +705,7 @@ export class PoolLifecycle {
     const {store, clock, getPool, limiter} = this.options
     let result: ReadyWriteResult
     let sent = false
+    overdue.sighted = undefined
     try {
       result = await limiter.run(
         () => {
@@ -706,8 +721,10 @@ export class PoolLifecycle {
     } catch (error) {
       const answered = isAnswer(error)
       if (sent) this.tellSight(overdue, error, `writing Ready=Unknown to ${this.options.kind.name}pool ${name}: ${errorMessage(error)}`)
-      // Sent, and no answer says it did not land: read the pool back to know.
-      if (sent && !answered && (await this.settle(name, overdue))) {
+      // Sent, and no answer says it did not land: the watch saw it land, or the pool is read back to know.
+      const sighted = sent && !answered ? overdue.sighted : undefined
+      if (sighted !== undefined) this.landed(name, overdue, sighted)
+      if (sighted !== undefined || (sent && !answered && (await this.settle(name, overdue)))) {
         overdue.step = 'due'
         return
       }

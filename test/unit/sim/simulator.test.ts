@@ -125,6 +125,12 @@ describe('the fault simulator', function () {
       expect(r.losses).to.be.greaterThan(0)
     })
 
+    it('loss seed 120492, 911 pools, 3 replicas: a mark the watch showed while its write was out, its answer and settling read lost, the poollet renewing before the retry: reported once (was landed and never reported)', async () => {
+      const r = await fixed(120492, {only: 'loss'})
+      expect(r.replicas).to.equal(3)
+      expect(r.marks).to.be.greaterThan(0)
+    })
+
     it('seed 8, a Lease watch silent 46 s and relisted inside 140 s of refused writes: every grace period restarts at the end of the whole spell, within the bound as README states it (the oracle counted the silence\'s own end; test/unit/sim/oracle.test.ts)', async () => {
       const r = await fixed(8)
       expect(r.classes).to.have.members(['refuse-writes', 'watch-silence'])

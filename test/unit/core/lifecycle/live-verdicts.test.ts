@@ -149,6 +149,56 @@ describe('controller lifecycle: live verdicts', () => {
       expect(held, 'no second write').to.have.length(1)
     })
 
+    it('a mark the watch shows before the write is answered, whose answer and settling read are then lost, is counted once, before the poollet renews (the simulator\'s seed 120492)', async () => {
+      const {fx, held} = await poolDueWithItsWriteHeld()
+      held[0]!.land()
+      fx.deliver('p')
+      fx.store.script.failNext('get', () => new Error('connection reset by peer'))
+      held[0]!.fail(new Error('connection reset by peer'))
+      await fx.clock.advance(0)
+      expect(fx.marks.map((m) => m.name), 'the sighting is that it landed').to.deep.equal(['p'])
+      // The poollet's renewal lands before any retry, and its Ready=True goes over the mark.
+      fx.renew('p', '2026-01-01T00:01:00Z')
+      fx.putPool('p', {ready: 'True'})
+      await fx.advance(GRACE / 2)
+      expect(held, 'no second write').to.have.length(1)
+      expect(fx.marks).to.have.length(1)
+      expect(fx.events.events.map((e) => e.reason)).to.deep.equal(['MachinePoolStatusUnknown'])
+    })
+
+    it('a mark whose answer and settling read were lost, unseen when the poollet renews, is counted once when the watch shows it', async () => {
+      const {fx, held} = await poolDueWithItsWriteHeld()
+      fx.store.script.failNext('get', () => new Error('no answer within 5000 ms'))
+      held[0]!.land()
+      held[0]!.fail(new Error('no answer within 5000 ms'))
+      await fx.clock.advance(0)
+      expect(fx.marks).to.deep.equal([])
+      fx.renew('p', '2026-01-01T00:01:00Z')
+      expect(fx.engine.overdueStats().pools, 'not overdue any more').to.equal(0)
+      // The lagging watch delivers the pool as the write left it.
+      fx.deliver('p')
+      expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+      await fx.advance(GRACE / 2)
+      expect(held, 'no second write').to.have.length(1)
+      expect(fx.marks).to.have.length(1)
+      expect(fx.events.events).to.have.length(1)
+    })
+
+    it('a write of unknown outcome that did not land, forgotten by a renewal, is read back and never counted', async () => {
+      const {fx, held} = await poolDueWithItsWriteHeld()
+      fx.store.script.failNext('get', () => new Error('no answer within 5000 ms'))
+      held[0]!.fail(new Error('no answer within 5000 ms'))
+      await fx.clock.advance(0)
+      fx.renew('p', '2026-01-01T00:01:00Z')
+      const reads = fx.store.script.calls('get')
+      await fx.advance(GRACE / 2)
+      expect(fx.store.script.calls('get'), 'read back once more, alone').to.equal(reads + 1)
+      await fx.advance(GRACE / 2)
+      expect(fx.store.script.calls('get'), 'and settled: no more reads').to.equal(reads + 1)
+      expect(fx.marks).to.deep.equal([])
+      expect(fx.events.events).to.deep.equal([])
+    })
+
     for (const [what, forget] of [
       ['a spell seen late moves its deadline back into the future', (fx: LifecycleFixture) => (fx.engine.setViewWhole(false, {sinceMs: 10_000, lost: false}), fx.engine.setViewWhole(true))],
       ['a pause restarts every grace period', (fx: LifecycleFixture) => (fx.engine.setViewWhole(false), fx.engine.setViewWhole(true, {sinceMs: 0, lost: true}))],
