@@ -29,16 +29,17 @@ function theirMark(fx: LifecycleFixture): void {
 }
 
 /**
- * p's write is out; the watch shows another replica's Unknown; then ours lands over it unseen, its
- * answer is lost and the read back fails: p is Unknown to the engine, our write unsettled.
+ * p's write is out; the watch shows another replica's Unknown; then ours lands over it unseen (unless
+ * `lands` is false), its answer is lost and the read back fails: p is Unknown to the engine, our write
+ * unsettled.
  */
-async function oursUnsettledUnderTheirs() {
+async function oursUnsettledUnderTheirs(lands = true) {
   const fx = new LifecycleFixture()
   const held = heldWrites(fx)
   fx.putPool('p', {ready: 'True'})
   await fx.clock.advance(GRACE)
   theirMark(fx)
-  held[0]!.land()
+  if (lands) held[0]!.land()
   fx.store.script.failNext('get', () => new Error('no answer within 5000 ms'))
   held[0]!.fail(new Error('no answer within 5000 ms'))
   await fx.clock.advance(0)
@@ -71,6 +72,38 @@ describe('controller lifecycle: writes of unknown outcome at their edges', () =>
     await fx.clock.advance(2_000)
     expect(fx.store.script.calls('get')).to.equal(3)
     expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+  })
+
+  it('read back at its retry and found not to have landed: settled, no failure, nothing reported', async () => {
+    const {fx} = await oursUnsettledUnderTheirs(false)
+    await fx.clock.advance(1_000)
+    expect(fx.store.script.calls('get')).to.equal(2)
+    expect(fx.logger.at('error').map((e) => e.msg)).to.deep.equal(['writing Ready=Unknown failed'])
+    await fx.clock.advance(5 * GRACE)
+    expect(fx.store.script.calls('get')).to.equal(2)
+    expect(fx.marks).to.deep.equal([])
+  })
+
+  it('a read back at the retry that fails after leadership was lost is no failure of the new era: nothing logged', async () => {
+    const {fx} = await oursUnsettledUnderTheirs()
+    let failRead: (error: Error) => void = () => {}
+    fx.store.get = () => new Promise<Pool | undefined>((_resolve, reject) => (failRead = reject))
+    await fx.clock.advance(1_000)
+    fx.engine.setLeader(false)
+    failRead(new Error('no answer within 5000 ms'))
+    await fx.clock.advance(0)
+    expect(fx.logger.at('error').map((e) => e.msg)).to.deep.equal(['writing Ready=Unknown failed'])
+  })
+
+  it('a read back at the retry that fails after the pool showed life is no failure: nothing logged', async () => {
+    const {fx} = await oursUnsettledUnderTheirs()
+    let failRead: (error: Error) => void = () => {}
+    fx.store.get = () => new Promise<Pool | undefined>((_resolve, reject) => (failRead = reject))
+    await fx.clock.advance(1_000)
+    fx.renew('p', 'alive')
+    failRead(new Error('no answer within 5000 ms'))
+    await fx.clock.advance(0)
+    expect(fx.logger.at('error').map((e) => e.msg)).to.deep.equal(['writing Ready=Unknown failed'])
   })
 
   it('a write whose era ended is read back once when that read shows it did not land: nothing armed after', async () => {
