@@ -106,6 +106,20 @@ describe('controller lifecycle: writes of unknown outcome at their edges', () =>
     expect(fx.logger.at('error').map((e) => e.msg)).to.deep.equal(['writing Ready=Unknown failed'])
   })
 
+  it('close() waits for a read back at the retry that is still out, and resolves once it ends', async () => {
+    const {fx} = await oursUnsettledUnderTheirs()
+    let failRead: (error: Error) => void = () => {}
+    fx.store.get = () => new Promise<Pool | undefined>((_resolve, reject) => (failRead = reject))
+    await fx.clock.advance(1_000)
+    let closed = false
+    void fx.engine.close().then(() => (closed = true))
+    await fx.clock.advance(0)
+    expect(closed, 'the read back is out').to.equal(false)
+    failRead(new Error('no answer within 5000 ms'))
+    await fx.clock.advance(0)
+    expect(closed).to.equal(true)
+  })
+
   it('a write whose era ended is read back once when that read shows it did not land: nothing armed after', async () => {
     const fx = new LifecycleFixture()
     const held = heldWrites(fx)
