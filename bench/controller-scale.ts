@@ -149,6 +149,15 @@ try {
   done = true
   await streaming
   const end = sampleProc(controller.pid)
+  // Where RssAnon goes at the end: V8's spaces (used / committed), and what lies outside V8's heap
+  // (malloc'd: Buffers, the HTTP machinery, the allocator's own leftovers), to tell live data from headroom.
+  const endMetrics = await controller.metrics()
+  const spaces = ['old', 'new', 'large_object', 'code'].map((space) => {
+    const used = total(endMetrics, 'nodejs_heap_space_size_used_bytes', {space})
+    const size = total(endMetrics, 'nodejs_heap_space_size_total_bytes', {space})
+    return `${space} ${fmt(used / MiB, 1)} / ${fmt(size / MiB, 1)}`
+  })
+  const endCommitted = total(endMetrics, 'nodejs_heap_size_total_bytes')
 
   const writes = api.statusWrites.slice(writesBefore)
   const firstWrite = new Map<string, number>()
@@ -177,6 +186,8 @@ try {
     ['V8 heap committed; external (Buffers), MiB', `${fmt(heapTotal / MiB, 1)}; ${fmt(external / MiB, 1)}`],
     ['RSS at end / peak, MiB', `${fmt(end.rssBytes / MiB, 1)} / ${fmt(end.hwmBytes / MiB, 1)}`],
     ['own memory (RssAnon) at end, MiB; a 10-pool controller', `${fmt(anon(end) / MiB, 1)}; ${fmt(anon(baseline) / MiB, 1)}`],
+    ['V8 spaces at end, used / committed, MiB', spaces.join('; ')],
+    ['RssAnon at end outside V8\'s committed heap, MiB', fmt((anon(end) - endCommitted) / MiB, 1)],
     ['bytes per pool above the 10-pool controller (RssAnon)', fmt((anon(end) - anon(baseline)) / n)],
     ['stopped pools marked', `${fmt(new Set(writes.filter((w) => stoppedNames.has(w.name)).map((w) => w.name)).size)} of ${fmt(stopped.length)}${allMarked ? '' : ' (timed out)'}`],
     ['deadline → status write at the API, ms p50 / p99 / max', `${fmt(d.p50)} / ${fmt(d.p99)} / ${fmt(d.max)}`],

@@ -32,6 +32,15 @@ function run() {
   // from a module of the bundle, start-up had already paged in 2 MiB more of the optimizers.
   if (process.argv[2] === 'poollet') setFlagsFromString('--no-maglev --no-opt')
 
+  // `ironpool controller` has V8 favour memory over speed: a heap grown by less over what is live, and
+  // freed pages given back. Its initial lists of 100,000 pools and Leases leave far more garbage than
+  // what it keeps, and without it RSS kept that peak: at 100,000 pools and 10,000 Lease events/s, 2,147
+  // and 2,161 bytes a pool above a 10-pool controller against 1,336 and 1,399 with it (RssAnon; V8's
+  // free pages and malloc's kept most of the difference, not live data), for 25.8–28.4 µs of CPU a Lease
+  // event against 24.2–25.2 and a view whole 2–4 s later (7.7 s). bench/README.md, issue 27. Set here,
+  // not in the shebang, so the poollet and the operator's commands run as they did.
+  if (process.argv[2] === 'controller') setFlagsFromString('--optimize-for-size')
+
   // V8's compiled code of the bundle is kept on disk (Node's compile cache, in the OS's temporary
   // directory unless NODE_COMPILE_CACHE says where), so a command after the first one on a machine
   // does not compile the bundle again. Where nothing can be written, the cache is simply off.
