@@ -1,0 +1,50 @@
+/**
+ * The Unknown write at its edges: the record while a write is out, and a second attempt whose answer
+ * is lost, which an earlier attempt's sighting does not settle.
+ */
+import {expect} from 'chai'
+import type {Pool, PoolCondition} from '../../../../src/core/types.ts'
+import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
+
+function heldWrites(fx: LifecycleFixture) {
+  const held: {land: () => Pool; answer: (pool: Pool) => void; fail: (error: Error) => void}[] = []
+  fx.store.writeConditions = (name: string, _rv: string, conditions: PoolCondition[]) =>
+    new Promise<Pool>((resolve, reject) => {
+      const land = () => {
+        const pool = fx.store.peek(name)!
+        return fx.store.put({...pool, status: {...pool.status, conditions}})
+      }
+      held.push({land, answer: resolve, fail: reject})
+    })
+  return held
+}
+
+describe('controller lifecycle: the Unknown write at its edges', () => {
+  it('while the write is out, the record says writing', async () => {
+    const fx = new LifecycleFixture()
+    heldWrites(fx)
+    fx.putPool('p', {ready: 'True'})
+    await fx.clock.advance(GRACE)
+    expect(fx.engine.verdict('p')).to.deep.include({state: 'writing'})
+  })
+
+  it('a second attempt whose answer is lost is not settled by the first attempt’s sighting: only the read back says', async () => {
+    const fx = new LifecycleFixture()
+    const held = heldWrites(fx)
+    fx.putPool('p', {ready: 'True'})
+    await fx.clock.advance(GRACE)
+    // The first write lands; the watch shows it while it is out; its answer is lost: reported by the sighting.
+    held[0]!.land()
+    fx.deliver('p')
+    held[0]!.fail(new Error('no answer within 5000 ms'))
+    await fx.clock.advance(0)
+    expect(fx.marks).to.have.length(1)
+    // Someone removes the Ready condition: marked again. This write does not land and its answer is lost.
+    fx.putPool('p', {})
+    await fx.clock.advance(0)
+    expect(held).to.have.length(2)
+    held[1]!.fail(new Error('no answer within 5000 ms'))
+    await fx.clock.advance(0)
+    expect(fx.marks, 'the read back found no mark').to.have.length(1)
+  })
+})
