@@ -3,7 +3,8 @@
  * is lost, which an earlier attempt's sighting does not settle.
  */
 import {expect} from 'chai'
-import type {Pool, PoolCondition} from '../../../../src/core/types.ts'
+import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
+import type {Lease, Pool, PoolCondition} from '../../../../src/core/types.ts'
 import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
 
 function heldWrites(fx: LifecycleFixture) {
@@ -46,5 +47,26 @@ describe('controller lifecycle: the Unknown write at its edges', () => {
     held[1]!.fail(new Error('no answer within 5000 ms'))
     await fx.clock.advance(0)
     expect(fx.marks, 'the read back found no mark').to.have.length(1)
+  })
+
+  it('a write still waiting for its turn when leadership is lost was never sent: no failure for the sight', async () => {
+    const requests: boolean[] = []
+    let limiter: RequestLimiter | undefined
+    // While p’s confirming read is out, another urgent request queues for the one slot: p’s write waits behind it.
+    const fx = new LifecycleFixture({
+      makeLimiter: (clock) => (limiter = new RequestLimiter(clock, {qps: 1000, burst: 1000, concurrency: 1})),
+      confirmLease: () => {
+        void limiter?.run(() => new Promise<void>(() => {}), {urgent: true})
+        return Promise.resolve<Lease | undefined>(undefined)
+      },
+      onRequest: (ok) => requests.push(ok),
+    })
+    fx.putPool('p', {ready: 'True'})
+    await fx.clock.advance(GRACE)
+    expect(limiter?.queued, 'the write waits its turn').to.equal(1)
+    fx.engine.setLeader(false)
+    await fx.clock.advance(0)
+    expect(requests, 'the confirming read answered; nothing else').to.deep.equal([true])
+    expect(fx.store.script.calls('writeConditions')).to.equal(0)
   })
 })
