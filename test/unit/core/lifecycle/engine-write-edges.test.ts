@@ -29,6 +29,13 @@ describe('controller lifecycle: the Unknown write at its edges', () => {
     expect(fx.engine.verdict('p')).to.deep.include({state: 'writing'})
   })
 
+  it('the record of a pool retrying says when it is looked at next, from now', async () => {
+    const fx = new LifecycleFixture({confirmLease: () => Promise.reject(new Error('connection reset'))})
+    fx.putPool('p', {ready: 'True'})
+    await fx.clock.advance(GRACE)
+    expect(fx.engine.verdict('p')).to.deep.include({state: 'retrying', at: '2026-01-01T00:00:50.000Z', nextLookAt: '2026-01-01T00:00:51.000Z'})
+  })
+
   it('a second attempt whose answer is lost is not settled by the first attempt’s sighting: only the read back says', async () => {
     const fx = new LifecycleFixture()
     const held = heldWrites(fx)
