@@ -439,11 +439,15 @@ export class PoolLifecycle {
   }
 
   private progressed(name: string): void {
-    // A write of ours of unknown outcome may still have landed, unseen yet: the watch or a read settles it.
+    // A write of ours of unknown outcome may still have landed, unseen yet: the watch or a read settles
+    // it. It may be the pool's overdue state, or one parked already (reviewOverdue() put the pool back
+    // in its grace period after a spell seen late): a renewal must not forget that one either.
     const overdue = this.overdue.get(name)
-    if (overdue?.unsettled === true) {
-      if (IN_FLIGHT.has(overdue.step)) this.unsettledMarks.set(name, overdue)
-      else this.settleLater(name, overdue)
+    const parked = this.unsettledMarks.get(name)
+    const unsettled = overdue?.unsettled === true ? overdue : parked?.unsettled === true ? parked : undefined
+    if (unsettled !== undefined) {
+      if (IN_FLIGHT.has(unsettled.step)) this.unsettledMarks.set(name, unsettled)
+      else this.settleLater(name, unsettled)
     } else this.unsettledMarks.delete(name)
     this.foreignMarks.delete(name)
     this.arm(name)

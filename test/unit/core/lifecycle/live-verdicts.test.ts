@@ -219,6 +219,26 @@ describe('controller lifecycle: live verdicts', () => {
         expect(held, 'no second write').to.have.length(1)
         expect(fx.marks).to.have.length(1)
       })
+
+      it(`a mark of unknown outcome is counted when the watch shows it after the poollet's renewal, also after ${what}`, async () => {
+        const {fx, held} = await poolDueWithItsWriteHeld()
+        fx.store.script.failNext('get', () => new Error('bad record mac'))
+        held[0]!.land()
+        held[0]!.fail(new Error('bad record mac'))
+        await fx.clock.advance(0)
+        forget(fx)
+        expect(fx.engine.overdueStats().pools, 'not overdue any more').to.equal(0)
+        // The renewal comes before the pool's own event, which still carries our Unknown.
+        fx.renew('p', '2026-01-01T00:01:00Z')
+        expect(fx.marks).to.deep.equal([])
+        fx.deliver('p')
+        expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
+        expect(fx.events.events).to.have.length(1)
+        await fx.advance(3 * GRACE)
+        expect(held, 'no second write').to.have.length(1)
+        expect(fx.marks).to.have.length(1)
+        expect(fx.events.events).to.have.length(1)
+      })
     }
 
     it('a write aborted when leadership is lost that had landed all the same is counted once', async () => {
