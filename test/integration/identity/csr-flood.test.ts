@@ -48,6 +48,8 @@ describe('controller --approve-poollet-csrs: a flood of CSRs from one requester 
   it(`approves the other requester's CSR before the flood of ${FLOOD} has been worked through`, async () => {
     // The outcome bound the product defines: the poollet's --certificate-request-timeout default.
     await waitFor('the legitimate CSR approved', async () => approved(await readCsr(plane, legit)), {timeoutMs: DEFAULT_CSR_TIMEOUT_MS, intervalMs: 100})
+    // The approval lands at the API before its log line reaches this process's pipe (CI saw the line missing once).
+    await controller.waitForLog(APPROVED, {csr: legit}, 30_000)
     const logs = controller.logs()
     const at = logs.findIndex((l) => l.msg === APPROVED && l.csr === legit)
     expect(at, 'the approval log line').to.be.at.least(0)
