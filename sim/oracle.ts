@@ -21,6 +21,7 @@
  * (R) Every mark that landed is reported (logged, Evented, counted) once, by the replica that wrote
  *     it: neither twice nor never (unless that replica was killed before the answer could reach it).
  */
+import {WRITE_PROBE_DEFAULTS} from '../src/core/lifecycle/sight/sight.ts'
 import {READY_CONDITION} from '../src/core/pool-kinds.ts'
 import type {Fault, PartyRef} from './faults.ts'
 import type {WatchEvent} from './sim-api.ts'
@@ -296,10 +297,29 @@ export function impairedIntervals(faults: readonly Fault[], gracePeriodMs: numbe
   for (const f of impairing) {
     const at = eventsLostAt(f)
     if (at === undefined) continue
-    const spell = merge(impairing.filter((o) => o !== f).map((o): Interval => [o.start, impairedUntil(o, gracePeriodMs)])).find(([s, e]) => s <= at && e > at)
+    const spell = merge(impairing.filter((o) => o !== f).map((o): Interval => [o.start - blindBefore(o), impairedUntil(o, gracePeriodMs)])).find(([s, e]) => s <= at && e > at)
     if (spell !== undefined) restarts.push([at, spell[1] + gracePeriodMs])
   }
   return merge([...own, ...restarts])
+}
+
+/**
+ * How long before a fault's start the controller's blindness may begin: refused writes, stalls, slow
+ * answers and losses are blind time from the last write probe that landed (sight.ts), which may be one
+ * write-probe interval (the poollets' heartbeat) before the first write the fault spoilt. A grace period
+ * restarted within that interval before such a fault has no clear time of its own (seed 150128: a
+ * restart's view whole at 353.5 s, writes refused from 362.6 s, blind from 353.5 s, its last landed probe).
+ */
+function blindBefore(f: Fault): number {
+  switch (f.class) {
+    case 'stall':
+    case 'refuse-writes':
+    case 'slow':
+    case 'loss':
+      return WRITE_PROBE_DEFAULTS.intervalMs
+    default:
+      return 0
+  }
 }
 
 /** The instant a fault makes the controller lose events (a relist, a pause's end, a restart's), if it does. */

@@ -114,6 +114,18 @@ describe("the oracle's bound: a fault that loses events inside another's blind s
     expect(intervals).to.deep.equal([[415 * S, spellEnd + G]])
   })
 
+  it('a restart whose fresh grace period refused writes cut 9 s in (within a write-probe interval, blind from its last landed probe) restarts every grace period at the end of their spell (seed 150128)', () => {
+    const restart: Fault = {class: 'controller-restart', start: 329.173 * S, end: 353.517 * S, replica: 0}
+    const refused: Fault = {class: 'refuse-writes', start: 362.635 * S, end: 528.004 * S}
+    expect(impairedIntervals([restart, refused], G)).to.deep.equal([[restart.start, impairedUntil(refused, G) + G]])
+  })
+
+  it('a restart a write-probe interval and more before refused writes costs only its own interval', () => {
+    const restart: Fault = {class: 'controller-restart', start: 329 * S, end: 350 * S, replica: 0}
+    const refused: Fault = {class: 'refuse-writes', start: 360.001 * S, end: 528 * S}
+    expect(impairedIntervals([restart, refused], G)).to.deep.equal([[restart.start, impairedUntil(refused, G)]])
+  })
+
   it('a watch silence relisted in clear time costs only its own interval', () => {
     const quiet = silence(600 * S, 640 * S)
     expect(impairedIntervals([refuse, quiet], G)).to.deep.equal([

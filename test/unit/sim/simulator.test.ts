@@ -136,6 +136,11 @@ describe('the fault simulator', function () {
       expect(r.classes).to.have.members(['refuse-writes', 'watch-silence'])
     })
 
+    it('seed 150128, a restart whose fresh grace period refused writes cut 9 s in: blind from its last landed write probe, every grace period restarts at the end of the whole spell (the oracle counted the 9 s as clear; test/unit/sim/oracle.test.ts)', async () => {
+      const r = await fixed(150128)
+      expect(r.classes).to.have.members(['controller-restart', 'refuse-writes'])
+    })
+
     it('stall seed 83, 2 replicas: a freshly restarted replica no longer wins after every stall and starts from nothing (was 332 s against 324 s)', async () => {
       await fixed(83, {only: 'stall'})
     })
