@@ -148,3 +148,20 @@ export async function tripBreaker(fx: LifecycleFixture): Promise<void> {
     fx.renew('d', `r${i}`)
   }
 }
+
+/**
+ * The fixture's status writes held: each write's `land()` puts its conditions in the store (it landed),
+ * and the test answers or fails it when it chooses (an answer lost, a write that hangs).
+ */
+export function heldWrites(fx: LifecycleFixture) {
+  const held: {land: () => Pool; signal: AbortSignal | undefined; answer: (pool: Pool) => void; fail: (error: Error) => void}[] = []
+  fx.store.writeConditions = (name: string, _rv: string, conditions: PoolCondition[], signal?: AbortSignal) =>
+    new Promise<Pool>((resolve, reject) => {
+      const land = () => {
+        const pool = fx.store.peek(name)!
+        return fx.store.put({...pool, status: {...pool.status, conditions}})
+      }
+      held.push({land, signal, answer: resolve, fail: reject})
+    })
+  return held
+}

@@ -4,23 +4,9 @@
  * back armed; a spell seen late that ends at a pool's own deadline; what survives a blind spell.
  */
 import {expect} from 'chai'
+import type {PoolCondition} from '../../../../src/core/types.ts'
 import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
-import type {Pool, PoolCondition} from '../../../../src/core/types.ts'
-import {GRACE, LifecycleFixture, tripBreaker, type FixtureOptions} from '../../../support/lifecycle-fixture.ts'
-
-/** A write the test lets land (or not) and answer (or not). */
-function heldWrites(fx: LifecycleFixture) {
-  const held: {land: () => Pool; answer: (pool: Pool) => void; fail: (error: Error) => void}[] = []
-  fx.store.writeConditions = (name: string, _rv: string, conditions: PoolCondition[]) =>
-    new Promise<Pool>((resolve, reject) => {
-      const land = () => {
-        const pool = fx.store.peek(name)!
-        return fx.store.put({...pool, status: {...pool.status, conditions}})
-      }
-      held.push({land, answer: resolve, fail: reject})
-    })
-  return held
-}
+import {GRACE, LifecycleFixture, tripBreaker, type FixtureOptions, heldWrites} from '../../../support/lifecycle-fixture.ts'
 
 /**
  * --max-unhealthy 1 with a window of ten grace periods: one silent pool is judged (after a hold of

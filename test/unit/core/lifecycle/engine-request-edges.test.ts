@@ -4,22 +4,8 @@
  * read back of a write of unknown outcome whose era ended: how often, and not once the watch settled it.
  */
 import {expect} from 'chai'
-import type {Lease, Pool, PoolCondition} from '../../../../src/core/types.ts'
-import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
-
-/** A write the test lets land (or not) and answer (or not). */
-function heldWrites(fx: LifecycleFixture) {
-  const held: {land: () => Pool; answer: (pool: Pool) => void; fail: (error: Error) => void}[] = []
-  fx.store.writeConditions = (name: string, _rv: string, conditions: PoolCondition[]) =>
-    new Promise<Pool>((resolve, reject) => {
-      const land = () => {
-        const pool = fx.store.peek(name)!
-        return fx.store.put({...pool, status: {...pool.status, conditions}})
-      }
-      held.push({land, answer: resolve, fail: reject})
-    })
-  return held
-}
+import type {Lease} from '../../../../src/core/types.ts'
+import {GRACE, LifecycleFixture, heldWrites} from '../../../support/lifecycle-fixture.ts'
 
 describe('controller lifecycle: requests at their edges', () => {
   it('a confirming read cut short by the end of leadership is no failure: nothing logged, nothing told to the sight', async () => {

@@ -5,20 +5,7 @@
  */
 import {expect} from 'chai'
 import type {Pool, PoolCondition} from '../../../../src/core/types.ts'
-import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
-
-function heldWrites(fx: LifecycleFixture) {
-  const held: {land: () => Pool; answer: (pool: Pool) => void; fail: (error: Error) => void}[] = []
-  fx.store.writeConditions = (name: string, _rv: string, conditions: PoolCondition[]) =>
-    new Promise<Pool>((resolve, reject) => {
-      const land = () => {
-        const pool = fx.store.peek(name)!
-        return fx.store.put({...pool, status: {...pool.status, conditions}})
-      }
-      held.push({land, answer: resolve, fail: reject})
-    })
-  return held
-}
+import {GRACE, LifecycleFixture, heldWrites} from '../../../support/lifecycle-fixture.ts'
 
 /** Another replica's Unknown on p (its own lastTransitionTime), as the watch delivers it. */
 function theirMark(fx: LifecycleFixture): void {

@@ -4,21 +4,8 @@
  */
 import {expect} from 'chai'
 import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
-import type {Lease, Pool, PoolCondition} from '../../../../src/core/types.ts'
-import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
-
-function heldWrites(fx: LifecycleFixture) {
-  const held: {land: () => Pool; answer: (pool: Pool) => void; fail: (error: Error) => void}[] = []
-  fx.store.writeConditions = (name: string, _rv: string, conditions: PoolCondition[]) =>
-    new Promise<Pool>((resolve, reject) => {
-      const land = () => {
-        const pool = fx.store.peek(name)!
-        return fx.store.put({...pool, status: {...pool.status, conditions}})
-      }
-      held.push({land, answer: resolve, fail: reject})
-    })
-  return held
-}
+import type {Lease} from '../../../../src/core/types.ts'
+import {GRACE, LifecycleFixture, heldWrites} from '../../../support/lifecycle-fixture.ts'
 
 describe('controller lifecycle: the Unknown write at its edges', () => {
   it('while the write is out, the record says writing', async () => {

@@ -8,24 +8,9 @@ import {expect} from 'chai'
 import {kindEngine} from '../../../../src/core/lifecycle/kind-engine.ts'
 import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
 import {Sight, sightTimings} from '../../../../src/core/lifecycle/sight/sight.ts'
-import type {Pool, PoolCondition} from '../../../../src/core/types.ts'
 import {FakeClock} from '../../../support/fake-clock.ts'
 import {FakeLogger} from '../../../support/fake-logger.ts'
-import {GRACE, LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
-
-/** A write the test lets land (or not) and answer (or not). */
-function heldWrites(fx: LifecycleFixture) {
-  const held: {land: () => Pool; signal: AbortSignal | undefined; answer: (pool: Pool) => void; fail: (error: Error) => void}[] = []
-  fx.store.writeConditions = (name: string, _rv: string, conditions: PoolCondition[], signal?: AbortSignal) =>
-    new Promise<Pool>((resolve, reject) => {
-      const land = () => {
-        const pool = fx.store.peek(name)!
-        return fx.store.put({...pool, status: {...pool.status, conditions}})
-      }
-      held.push({land, signal, answer: resolve, fail: reject})
-    })
-  return held
-}
+import {GRACE, LifecycleFixture, heldWrites} from '../../../support/lifecycle-fixture.ts'
 
 /** Pool p fell due at GRACE and its Ready=Unknown write was sent, held by the test. */
 async function poolDueWithItsWriteHeld() {
