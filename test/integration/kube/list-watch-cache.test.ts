@@ -1,6 +1,7 @@
 import {CoordinationV1Api, CustomObjectsApi, KubeConfig, V1MicroTime} from '@kubernetes/client-node'
 import {expect} from 'chai'
 import {ControlPlane} from '../../../src/controlplane/control-plane.ts'
+import {systemClock, type Clock} from '../../../src/core/clock.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {ListWatchCache, type CacheEvent, type KubeObject, type ListWatchCacheOptions} from '../../../src/kube/watch/list-watch-cache.ts'
 import {customObjectSource, type ResourceRef, type SourceOptions} from '../../../src/kube/watch/list-watch-source.ts'
@@ -18,6 +19,36 @@ function kubeConfig(plane: ControlPlane): KubeConfig {
   const kc = new KubeConfig()
   kc.loadFromFile(plane.adminKubeconfig)
   return kc
+}
+
+const HOUR_MS = 3_600_000
+
+/**
+ * The system clock, except that a timer of exactly `ms` waits for open() instead (a backoff delay the
+ * test ends when the fault it outlasts is over); every other timer is real.
+ */
+function gatedTimers(ms: number): {clock: Clock; held(): number; open(): void} {
+  const waiting = new Set<() => void>()
+  let opened = false
+  const clock: Clock = {
+    ...systemClock,
+    setTimer(delay, fn) {
+      if (delay !== ms || opened) return systemClock.setTimer(delay, fn)
+      waiting.add(fn)
+      return () => waiting.delete(fn)
+    },
+  }
+  return {
+    clock,
+    held: () => waiting.size,
+    open() {
+      opened = true
+      for (const fn of [...waiting]) {
+        waiting.delete(fn)
+        fn()
+      }
+    },
+  }
 }
 
 /** A running cache on a real API server, with what it told its handlers, observer and health listeners. */
@@ -212,12 +243,14 @@ describe('ListWatchCache on a real API server', function () {
     it('410 Gone from a real server (etcd compacted past the watch while kube-apiserver was down) → relist', async () => {
       const api = pools(plane)
       await api.create('lwc-gone-1', 'gone')
-      // A first retry delay longer than the outage: the watch is reopened only once the server is back,
-      // from the old resourceVersion (with a short delay the failed reopen would relist, never seeing
-      // 410). The jitter seam makes that first delay 30 s and every later one 300 ms.
+      // The first retry waits until the server is back: the watch is reopened from the old
+      // resourceVersion (with a short delay the failed reopen would relist, never seeing 410). That
+      // first delay is the backoff's hour (the jitter seam draws 0 once, then 0.9999: 360 ms after),
+      // held on a gate the test opens once kube-apiserver answers again, not waited out.
       let draws = 0
-      const random = () => (draws++ === 0 ? 0 : 0.99)
-      r = new Running<PoolObject>(kubeConfig(plane), {...POOLS, labelSelector: 'lwc-test=gone'}, {backoff: {initialMs: 30_000, maxMs: 30_000, jitter: 1}, random})
+      const random = () => (draws++ === 0 ? 0 : 0.9999)
+      const firstRetry = gatedTimers(HOUR_MS)
+      r = new Running<PoolObject>(kubeConfig(plane), {...POOLS, labelSelector: 'lwc-test=gone'}, {backoff: {initialMs: HOUR_MS, maxMs: HOUR_MS, jitter: 1}, random, clock: firstRetry.clock})
       await r.cache.waitForSync(AbortSignal.timeout(10_000))
       await plane.stopApiServer()
       // Writes straight to etcd are impossible here; compacting its whole history is enough: the
@@ -225,6 +258,8 @@ describe('ListWatchCache on a real API server', function () {
       await compactEtcd(plane.etcdUrl)
       await plane.startApiServer()
       await api.create('lwc-gone-2', 'gone')
+      await waitFor('the first retry waiting on its gate', () => firstRetry.held() === 1, {timeoutMs: 10_000})
+      firstRetry.open()
       await waitFor('a relist after 410 Gone', () => r?.counted.includes('relist:gone'), {timeoutMs: 40_000})
       await waitFor('whole with both pools', () => r?.cache.isWhole() && r.cache.size === 2, {timeoutMs: 10_000})
       expect(r.counted.filter((c) => c.startsWith('restart:') || c.startsWith('relist:'))).to.deep.equal(['relist:initial', 'restart:error', 'restart:gone', 'relist:gone'])
