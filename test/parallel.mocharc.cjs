@@ -30,8 +30,8 @@ const SLOWEST_FIRST = [
   'test/integration/faults/replicas-under-stalls.test.ts', // 154-240
   'test/integration/faults/control-plane-faults.test.ts', // 154
   'test/integration/faults/live-verdicts.test.ts', // 108
-  'test/integration/kube/list-watch-cache.test.ts', // 88
   'test/integration/monitoring/fault-replay.test.ts', // 63
+  'test/integration/kube/list-watch-cache.test.ts', // 61 (88 before its 410 case's gate)
   'test/integration/identity/bootstrap-rotation.test.ts', // 61
   'test/integration/controller/controller-faults.test.ts', // 56
   'test/integration/controller/controller.test.ts', // 52
