@@ -41,6 +41,8 @@ export class LifecycleFixture {
   readonly unmarkable: UnmarkableReport[] = []
   /** Dry run: the pools it would have marked. */
   readonly wouldMarks: MarkReport[] = []
+  /** The pools whose Unknown write failed, once per failure. */
+  readonly writeFailures: string[] = []
   /** Pools as they fell silent (newly past their deadline), with the deadline. */
   readonly fellSilent: Array<{name: string; at: number}> = []
   /** The Leases as the watch cache holds them. */
@@ -67,7 +69,7 @@ export class LifecycleFixture {
       store: this.store,
       events: this.events,
       logger: this.logger,
-      observer: {marked: (r) => this.marks.push(r), breaker: (r) => this.breakers.push(r), unmarkable: (r) => this.unmarkable.push(r), wouldMark: (r) => this.wouldMarks.push(r), fellSilent: (name, at) => this.fellSilent.push({name, at})},
+      observer: {marked: (r) => this.marks.push(r), breaker: (r) => this.breakers.push(r), unmarkable: (r) => this.unmarkable.push(r), wouldMark: (r) => this.wouldMarks.push(r), fellSilent: (name, at) => this.fellSilent.push({name, at}), writeFailed: (name) => this.writeFailures.push(name)},
     })
     if (active) {
       this.engine.setLeader(true)

@@ -709,6 +709,8 @@ export class PoolLifecycle {
     const {store, clock, getPool, limiter} = this.options
     let result: ReadyWriteResult
     let sent = false
+    // A write that went out (not one declined from the cached pool before it left).
+    let wrote = false
     overdue.sighted = undefined
     try {
       result = await limiter.run(
@@ -716,6 +718,7 @@ export class PoolLifecycle {
           sent = true
           overdue.step = 'sent'
           const onSend = (ready: PoolCondition) => {
+            wrote = true
             if (ready.lastTransitionTime != null) (overdue.sentStamps ??= []).push(ready.lastTransitionTime)
           }
           return writeReady({store, clock, name, current: getPool(name), decide: (pool) => this.decide(name, pool), signal: era, plan: this.options.plan, onSend})
@@ -743,8 +746,10 @@ export class PoolLifecycle {
       return
     }
     overdue.step = 'due'
-    // Only a request that was sent is an answer for the sight: a write declined before it left says nothing of the API.
-    if (sent) this.options.onRequest(true)
+    // Only a write that went out is an answer for the sight: one declined before it left (decided on the
+    // cached pool, the view blind or the breaker open by its turn) says nothing of the API, and counted
+    // as an answer it would dilute the failures that make the sight blind.
+    if (wrote) this.options.onRequest(true)
     if (result.outcome === 'declined' || (result.outcome === 'unchanged' && readyOf(result.pool).status !== 'Unknown')) {
       // Not written, and the pool may still be overdue (the view turned blind, or the breaker opened,
       // while the write waited its turn): it must have a next look, or nothing would look at it again.
