@@ -6,7 +6,7 @@
 import type {MaxUnhealthy} from '../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
 import type {BreakerReport, MarkReport, PoolLifecycleOptions, UnmarkableReport} from '../../src/core/lifecycle/lifecycle-options.ts'
 import {PoolLifecycle} from '../../src/core/lifecycle/pool-lifecycle.ts'
-import type {RequestLimiter} from '../../src/core/lifecycle/request-limiter.ts'
+import {RequestLimiter} from '../../src/core/lifecycle/request-limiter.ts'
 import {POOL_KINDS, READY_CONDITION, type PoolKind} from '../../src/core/pool-kinds.ts'
 import type {EventSink, PoolEvent} from '../../src/core/ports.ts'
 import type {ConditionStatus, Lease, Pool, PoolCondition} from '../../src/core/types.ts'
@@ -166,4 +166,19 @@ export function heldWrites(fx: LifecycleFixture) {
       held.push({land, signal, answer: resolve, fail: reject})
     })
   return held
+}
+
+/**
+ * A limiter of one slot that the test can hold: hold() (called while a request is in the slot) takes
+ * the slot next, so the request queued after it waits its turn until release().
+ */
+export function gatedLimiter() {
+  let limiter: RequestLimiter | undefined
+  let open = () => {}
+  return {
+    makeLimiter: (clock: FakeClock) => (limiter = new RequestLimiter(clock, {qps: 1000, burst: 1000, concurrency: 1})),
+    limiter: () => limiter!,
+    hold: () => void limiter!.run(() => new Promise<void>((resolve) => (open = resolve)), {urgent: true}),
+    release: () => open(),
+  }
 }

@@ -6,28 +6,12 @@
 import {expect} from 'chai'
 import {ForbiddenError} from '../../../../src/core/errors.ts'
 import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
-import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
 import type {Lease, Pool, PoolCondition} from '../../../../src/core/types.ts'
-import type {FakeClock} from '../../../support/fake-clock.ts'
-import {GRACE, LifecycleFixture, heldWrites, type FixtureOptions} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, LifecycleFixture, gatedLimiter, heldWrites, type FixtureOptions} from '../../../support/lifecycle-fixture.ts'
 
 /** The wall clock's reading `ms` after the fixture's start, as the record writes it. */
 const at = (ms: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + ms).toISOString()
 
-/**
- * A limiter of one slot that the test can hold: hold() (called while a request is in the slot) takes
- * the slot next, so the request queued after it waits its turn until release().
- */
-function gatedLimiter() {
-  let limiter: RequestLimiter | undefined
-  let open = () => {}
-  return {
-    makeLimiter: (clock: FakeClock) => (limiter = new RequestLimiter(clock, {qps: 1000, burst: 1000, concurrency: 1})),
-    limiter: () => limiter!,
-    hold: () => void limiter!.run(() => new Promise<void>((resolve) => (open = resolve)), {urgent: true}),
-    release: () => open(),
-  }
-}
 
 /** The first confirming read fails (a retry 1 s later), the next ones are told by `then`. */
 function failsOnce(then: () => Promise<Lease | undefined> = () => Promise.resolve(undefined)): FixtureOptions {

@@ -7,10 +7,8 @@
  */
 import {expect} from 'chai'
 import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
-import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
 import type {Lease, Pool, PoolCondition} from '../../../../src/core/types.ts'
-import type {FakeClock} from '../../../support/fake-clock.ts'
-import {GRACE, LifecycleFixture, heldWrites} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, LifecycleFixture, gatedLimiter, heldWrites} from '../../../support/lifecycle-fixture.ts'
 
 /** Another replica's Unknown on p (the kind's reason, its own lastTransitionTime), as the watch delivers it. */
 function theirMark(fx: LifecycleFixture): void {
@@ -20,20 +18,6 @@ function theirMark(fx: LifecycleFixture): void {
   fx.deliver('p')
 }
 
-/**
- * A limiter of one slot that the test can hold: hold() (called while a request is in the slot) takes
- * the slot next, so the request queued after it waits its turn until release().
- */
-function gatedLimiter() {
-  let limiter: RequestLimiter | undefined
-  let open = () => {}
-  return {
-    makeLimiter: (clock: FakeClock) => (limiter = new RequestLimiter(clock, {qps: 1000, burst: 1000, concurrency: 1})),
-    limiter: () => limiter!,
-    hold: () => void limiter!.run(() => new Promise<void>((resolve) => (open = resolve)), {urgent: true}),
-    release: () => open(),
-  }
-}
 
 /** --max-unhealthy 2 with a window of ten grace periods and a hold of 1 s. */
 const BREAKER = {maxUnhealthy: parseMaxUnhealthy('2'), breakerWindowMs: 10 * GRACE, breakerHoldMs: 1_000}
