@@ -13,7 +13,7 @@ import {peculiarCsr, poolletSubject, USAGES} from '../../../support/csr-craft.ts
 
 const SAN_OID = '2.5.29.17'
 
-async function sansOf(extension: x509.Extension): Promise<string[]> {
+async function sansOf(extension: x509.Extension): Promise<readonly string[]> {
   const crafted = await peculiarCsr({subject: poolletSubject(POOL_KINDS.machine, 'p1'), extensions: [extension]})
   return (await readCsr({signerName: CLIENT_SIGNER, usages: USAGES, request: Buffer.from(crafted.pem)})).extensions
 }
