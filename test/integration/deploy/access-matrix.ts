@@ -91,6 +91,14 @@ export interface Column {
   run(c: Clients): Promise<unknown>
 }
 
+/**
+ * Machine poollet p1 patching p2's status as a server-side dry run (nothing stored): refused by the
+ * poollet admission policy once kube-apiserver has loaded it, which it does some time after the apply.
+ */
+export function policyProbe(c: Clients): Promise<unknown> {
+  return c.pools.patchClusterCustomObjectStatus({...pool(machine), name: 'p2', body: {status: {state: 'Ready'}}, dryRun: 'All'}, MERGE)
+}
+
 const patchStatus = (kind: PoolKind, name: string, status: object): Column => ({
   title: `patch ${name} status`,
   object: name,

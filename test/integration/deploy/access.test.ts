@@ -4,7 +4,8 @@ import {ControlPlane} from '../../../src/controlplane/control-plane.ts'
 import {POOL_KINDS} from '../../../src/core/pool-kinds.ts'
 import {CONTROLLER_NAME, CONTROLLER_NAMESPACE, poolletClusterRoleName, poolletRoleName} from '../../../src/deploy/names.ts'
 import {DEPLOY_DIR} from '../../support/control-plane.ts'
-import {classify, clientsFor, column, COLUMNS, CONTROLLER_EVENTS, eventBody, leaseBody, type Answer, type Outcome} from './access-matrix.ts'
+import {waitFor} from '../../support/wait.ts'
+import {classify, clientsFor, column, COLUMNS, CONTROLLER_EVENTS, eventBody, leaseBody, policyProbe, type Answer, type Outcome} from './access-matrix.ts'
 
 const machine = POOL_KINDS.machine
 const volume = POOL_KINDS.volume
@@ -66,6 +67,10 @@ describe('access matrix of deploy/default (real requests on a real API server)',
       'user in no group': await plane.userIdentity('nobody'),
       'machine bootstrap token': await plane.bootstrapTokenIdentity([machine.bootstrapperGroup]),
     }
+    // The admission policy is in force once kube-apiserver has loaded it, some time after the apply
+    // (a fresh clone once saw p1's patch of p2 pass before it was): wait for a denial only it makes.
+    const probe = clientsFor(identities['poollet p1 (machine)'].kubeconfig)
+    await waitFor('the poollet admission policy in force', async () => (await classify(policyProbe(probe))).outcome === 'policy', {timeoutMs: 30_000, intervalMs: 200})
     for (const [row, identity] of Object.entries(identities)) {
       const clients = clientsFor(identity.kubeconfig)
       const rowAnswers: Answer[] = []
