@@ -137,6 +137,14 @@ export class LifecycleFixture {
   }
 }
 
+/** Renews the pools named every 5 s from now until `until` (ms on the fixture's clock). */
+export async function renewUntil(fx: LifecycleFixture, names: readonly string[], until: number): Promise<void> {
+  while (fx.clock.monotonic() < until) {
+    await fx.advance(5_000)
+    for (const name of names) fx.renew(name, `r${fx.clock.monotonic()}`)
+  }
+}
+
 /**
  * The breaker tripped by a mass silence: five pools a to e, of which a, b and c fall silent while d and e
  * renew every fifth of a grace period, for two grace periods. On a fixture with `--max-unhealthy` 2
@@ -166,6 +174,26 @@ export function heldWrites(fx: LifecycleFixture) {
       held.push({land, signal, answer: resolve, fail: reject})
     })
   return held
+}
+
+/** Pool p, Ready=True, falls due and its mark goes out and is held (heldWrites): the fixture and the held writes. */
+export async function markOut(options: FixtureOptions = {}): Promise<{fx: LifecycleFixture; held: ReturnType<typeof heldWrites>}> {
+  const fx = new LifecycleFixture(options)
+  const held = heldWrites(fx)
+  fx.putPool('p', {ready: 'True'})
+  await fx.clock.advance(GRACE)
+  return {fx, held}
+}
+
+/** Whether the engine's drain() had ended before `write` (held) landed and was answered, and after. */
+export async function drainAround(fx: LifecycleFixture, write: ReturnType<typeof heldWrites>[number]): Promise<{before: boolean; after: boolean}> {
+  let drained = false
+  void fx.engine.drain().then(() => (drained = true))
+  await fx.clock.advance(0)
+  const before = drained
+  write.answer(write.land())
+  await fx.clock.advance(0)
+  return {before, after: drained}
 }
 
 /**

@@ -151,6 +151,8 @@ export class PoolLifecycle {
   private readonly foreignMarks = new Set<string>()
   /** When the breaker last tripped (wall ms), for the records of the pools it holds. */
   private breakerSinceWall = 0
+  /** When each zone held now tripped (wall ms), for the records of the pools it holds. */
+  private readonly zoneSinceWall = new Map<string, number>()
   private leader = false
   /** The evidence clock's reading when every grace period last started afresh (or at creation). */
   private evidenceSince: number
@@ -548,10 +550,19 @@ export class PoolLifecycle {
     const stale = [...this.overdue].filter(([name, overdue]) => !this.alreadyUnknown(name, overdue)).map(([name]) => name)
     const all = {names: () => this.tracker.names(), size: this.tracker.size}
     for (const change of this.zones.update(this.silent.keys(), stale, all, this.evidence.monotonic())) {
+      if (change.transition === 'tripped') this.zoneSinceWall.set(change.zone, this.options.clock.wall())
+      else this.zoneSinceWall.delete(change.zone)
       logZoneBreaker(this.options.logger, this.options.kind, change)
       this.options.observer.zoneBreaker?.(change)
       if (change.transition === 'recovered') this.restartHeld(change.zone)
     }
+  }
+
+  /** Since when a breaker holds the pool (wall ms): the earlier trip of the fleet's and its zone's, of those holding it now. */
+  private heldSinceWall(name: string): number {
+    const zone = this.zones.holds(name) ? this.zoneSinceWall.get(this.zones.zoneOfPool(name)!) : undefined
+    const fleet = this.breaker.tripped ? this.breakerSinceWall : undefined
+    return Math.min(zone ?? Infinity, fleet ?? Infinity)
   }
 
   /** Held by a breaker: the fleet's, or the pool's zone's. */
@@ -933,7 +944,7 @@ export class PoolLifecycle {
       : derived.state === 'retrying' ? (notes.lastErrorAtWall ?? wallNow)
       : derived.state === 'confirming' || derived.state === 'writing' ? (notes.attemptAtWall ?? wallNow)
       : derived.hold === 'blind' && blindAt !== undefined ? wallOf(blindAt)
-      : derived.hold === 'breaker' ? this.breakerSinceWall
+      : derived.hold === 'breaker' ? this.heldSinceWall(name)
       : wallOf(overdue.deadline)
     const next = this.nextLook(name)
     return buildVerdict({

@@ -7,15 +7,7 @@
 import {expect} from 'chai'
 import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
 import type {ZoneTransition} from '../../../../src/core/lifecycle/mass-silence/zone-breakers.ts'
-import {GRACE, LifecycleFixture, tripBreaker, type FixtureOptions} from '../../../support/lifecycle-fixture.ts'
-
-/** Renews the pools named every 5 s from now until `until` (ms on the fixture's clock). */
-async function renewUntil(fx: LifecycleFixture, names: readonly string[], until: number): Promise<void> {
-  while (fx.clock.monotonic() < until) {
-    await fx.advance(5_000)
-    for (const name of names) fx.renew(name, `r${fx.clock.monotonic()}`)
-  }
-}
+import {GRACE, LifecycleFixture, renewUntil, tripBreaker, type FixtureOptions} from '../../../support/lifecycle-fixture.ts'
 
 /** a falls silent at GRACE and is marked; b renews until 50 s, falls silent at 100 s. */
 async function aThenB(options: FixtureOptions) {

@@ -6,7 +6,7 @@
 import {expect} from 'chai'
 import type {PoolCondition} from '../../../../src/core/types.ts'
 import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
-import {GRACE, LifecycleFixture, tripBreaker, type FixtureOptions, heldWrites} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, LifecycleFixture, markOut, tripBreaker, type FixtureOptions} from '../../../support/lifecycle-fixture.ts'
 
 /**
  * --max-unhealthy 1 with a window of ten grace periods: one silent pool is judged (after a hold of
@@ -77,10 +77,7 @@ describe('controller lifecycle: edges', () => {
   })
 
   it('a mark of another replica that the watch shows while our write is out is not ours: lost with the answer, it is not reported', async () => {
-    const fx = new LifecycleFixture()
-    const held = heldWrites(fx)
-    fx.putPool('p', {ready: 'True'})
-    await fx.clock.advance(GRACE)
+    const {fx, held} = await markOut()
     expect(held).to.have.length(1)
     // Another replica's Unknown (its own lastTransitionTime) lands first, and the watch shows it.
     const pool = fx.store.peek('p')!
@@ -94,10 +91,7 @@ describe('controller lifecycle: edges', () => {
   })
 
   it('close() cancels a read back armed for a write of unknown outcome whose era ended', async () => {
-    const fx = new LifecycleFixture()
-    const held = heldWrites(fx)
-    fx.putPool('p', {ready: 'True'})
-    await fx.clock.advance(GRACE)
+    const {fx, held} = await markOut()
     fx.engine.setLeader(false)
     fx.store.script.failNext('get', () => new Error('no answer within 5000 ms'))
     held[0]!.fail(new Error('leadership lost'))

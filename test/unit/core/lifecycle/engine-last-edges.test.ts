@@ -8,9 +8,13 @@
  */
 import {expect} from 'chai'
 import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
+import type {ZoneTransition} from '../../../../src/core/lifecycle/mass-silence/zone-breakers.ts'
 import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
 import type {Lease, Pool} from '../../../../src/core/types.ts'
-import {GRACE, LifecycleFixture, gatedLimiter, heldWrites} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, LifecycleFixture, drainAround, gatedLimiter, heldWrites, markOut, renewUntil} from '../../../support/lifecycle-fixture.ts'
+
+/** The wall clock's reading `ms` after the fixture's start, as the record writes it. */
+const at = (ms: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + ms).toISOString()
 
 /** --max-unhealthy 2 with a window of ten grace periods and a hold of 1 s. */
 const BREAKER = {maxUnhealthy: parseMaxUnhealthy('2'), breakerWindowMs: 10 * GRACE, breakerHoldMs: 1_000}
@@ -178,10 +182,7 @@ describe('controller lifecycle: the last edges', () => {
 
   it('a new attempt started the instant a mark is reported stays tracked: drain() waits for its write', async () => {
     // kills 590:13 (`this.attempts.get(overdue) === attempt` → true: the first attempt's end forgot the newer one)
-    const fx = new LifecycleFixture()
-    const held = heldWrites(fx)
-    fx.putPool('p', {ready: 'True'})
-    await fx.clock.advance(GRACE)
+    const {fx, held} = await markOut()
     // The mark's Event is recorded; in the microtask after it the watch delivers p without its Ready
     // condition: p is to be marked again, and a new attempt starts before the first one's bookkeeping.
     const record = fx.events.record.bind(fx.events)
@@ -194,13 +195,7 @@ describe('controller lifecycle: the last edges', () => {
     await fx.clock.advance(0)
     expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
     expect(held, 'the new attempt’s write is out').to.have.length(2)
-    let drained = false
-    void fx.engine.drain().then(() => (drained = true))
-    await fx.clock.advance(0)
-    expect(drained, 'the write is out').to.equal(false)
-    held[1]!.answer(held[1]!.land())
-    await fx.clock.advance(0)
-    expect(drained).to.equal(true)
+    expect(await drainAround(fx, held[1]!), 'drain() waits for the write out').to.deep.equal({before: false, after: true})
     expect(fx.marks.map((m) => m.name), 'the new mark reported').to.deep.equal(['p', 'p'])
   })
 
@@ -226,6 +221,37 @@ describe('controller lifecycle: the last edges', () => {
     expect(gets, 'one read back a second on').to.equal(2)
     await fx.clock.advance(2_000)
     expect(gets, 'the next one two seconds after it').to.equal(3)
+    expect(fx.marks).to.deep.equal([])
+  })
+
+  it('a pool its zone holds is held since its zone tripped; held by its zone and the fleet, since the earlier trip', async () => {
+    // A zone-held pool's record said the fleet breaker's last trip, 1970 when it never tripped (mutant 515 showed it).
+    // 50 %: zone a (4 pools) trips with 3 silent; the fleet (a's 4 and 8 pools of no zone) with 7.
+    const fx = new LifecycleFixture({
+      maxUnhealthy: parseMaxUnhealthy('50%'),
+      zoneOf: (name) => (name.includes('-') ? name.split('-')[0] : undefined),
+      breakerWindowMs: 10 * GRACE,
+      breakerHoldMs: 5_000,
+    })
+    const zones: string[] = []
+    fx.engine['options'].observer.zoneBreaker = (change: ZoneTransition) => zones.push(`${change.zone} ${change.transition}`)
+    const solo = ['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7']
+    for (const name of ['a-0', 'a-1', 'a-2', 'a-3', ...solo]) fx.putPool(name, {ready: 'True'})
+    // a-0 falls silent at 50 s, a-1 at 52 s, a-2 at 54 s: zone a trips at 54 s, a-0 still in its hold window.
+    await fx.advance(2_000)
+    fx.renew('a-1', 'r1')
+    await fx.advance(2_000)
+    fx.renew('a-2', 'r1')
+    await fx.advance(1_000)
+    await renewUntil(fx, ['a-3', ...solo], 60_000)
+    expect(zones).to.deep.equal(['a tripped'])
+    expect(fx.breakers, 'the fleet').to.deep.equal([])
+    expect(fx.engine.verdict('a-0')).to.deep.include({state: 'held', hold: 'breaker', stateSince: at(54_000)})
+    // s0..s3 stop after 60 s: silent at 110 s, seven in the window trip the fleet.
+    await renewUntil(fx, ['a-3', 's4', 's5', 's6', 's7'], 115_000)
+    expect(fx.breakers.map((b) => b.transition)).to.deep.equal(['tripped'])
+    expect(fx.engine.verdict('a-0'), 'the zone tripped first').to.deep.include({state: 'held', hold: 'breaker', stateSince: at(54_000)})
+    expect(fx.engine.verdict('s0'), 'no zone: the fleet').to.deep.include({state: 'held', hold: 'breaker', stateSince: at(110_000)})
     expect(fx.marks).to.deep.equal([])
   })
 })

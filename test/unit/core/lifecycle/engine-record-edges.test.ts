@@ -7,7 +7,7 @@ import {expect} from 'chai'
 import {ForbiddenError} from '../../../../src/core/errors.ts'
 import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
 import type {Lease, Pool, PoolCondition} from '../../../../src/core/types.ts'
-import {GRACE, LifecycleFixture, gatedLimiter, heldWrites, type FixtureOptions} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, LifecycleFixture, gatedLimiter, heldWrites, markOut, type FixtureOptions} from '../../../support/lifecycle-fixture.ts'
 
 /** The wall clock's reading `ms` after the fixture's start, as the record writes it. */
 const at = (ms: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + ms).toISOString()
@@ -104,10 +104,7 @@ describe('controller lifecycle: the verdict record and the write at their edges'
   describe('what a write’s end settles', () => {
     it('a write the API refused is no mark, though the watch showed our mark while it was out; nothing is read back', async () => {
       // kills 729:23 (true; sent || !answered), 731:37 (true; sent || !answered)
-      const fx = new LifecycleFixture()
-      const held = heldWrites(fx)
-      fx.putPool('p', {ready: 'True'})
-      await fx.clock.advance(GRACE)
+      const {fx, held} = await markOut()
       held[0]!.land()
       fx.deliver('p')
       held[0]!.fail(new ForbiddenError('denied by a webhook'))
@@ -118,10 +115,7 @@ describe('controller lifecycle: the verdict record and the write at their edges'
 
     it('a write whose answer is lost, sighted by the watch, is a mark without a read back', async () => {
       // kills 731:11 (sighted !== undefined → false: read back all the same)
-      const fx = new LifecycleFixture()
-      const held = heldWrites(fx)
-      fx.putPool('p', {ready: 'True'})
-      await fx.clock.advance(GRACE)
+      const {fx, held} = await markOut()
       held[0]!.land()
       fx.deliver('p')
       held[0]!.fail(new Error('no answer within 5000 ms'))
@@ -146,10 +140,7 @@ describe('controller lifecycle: the verdict record and the write at their edges'
 
     it('a read back that finds an Unknown of another reason is not our mark', async () => {
       // kills 802:43 (the reason → true)
-      const fx = new LifecycleFixture()
-      const held = heldWrites(fx)
-      fx.putPool('p', {ready: 'True'})
-      await fx.clock.advance(GRACE)
+      const {fx, held} = await markOut()
       // Another writer's Unknown, without a lastTransitionTime, lands instead of ours (the watch has not shown it).
       const pool = fx.store.peek('p')!
       fx.store.put({...pool, status: {...pool.status, conditions: [{type: 'Ready', status: 'Unknown', reason: 'NodeLost', message: 'gone'}]}})
@@ -195,10 +186,7 @@ describe('controller lifecycle: the verdict record and the write at their edges'
 
     it('a mark that lands after the pool progressed is reported, not absorbed: the record keeps what the watch showed', async () => {
       // kills 825:9 (recordOwnWrite only while still overdue → true)
-      const fx = new LifecycleFixture()
-      const held = heldWrites(fx)
-      fx.putPool('p', {ready: 'True'})
-      await fx.clock.advance(GRACE)
+      const {fx, held} = await markOut()
       fx.renew('p', 'r1')
       held[0]!.answer(held[0]!.land())
       await fx.clock.advance(0)
@@ -344,10 +332,7 @@ describe('controller lifecycle: the verdict record and the write at their edges'
   describe('what a write that ends after the pool moved on leaves armed', () => {
     it('an unmarkable answer after the pool progressed leaves its next look at its new grace deadline', async () => {
       // kills 758:11 (true; this.active || …), 758:26 (overdue replaced → true)
-      const fx = new LifecycleFixture()
-      const held = heldWrites(fx)
-      fx.putPool('p', {ready: 'True'})
-      await fx.clock.advance(GRACE)
+      const {fx, held} = await markOut()
       fx.renew('p', 'r1')
       // The server answers without the condition (it dropped it): not held.
       held[0]!.answer(fx.store.peek('p')!)
@@ -360,10 +345,7 @@ describe('controller lifecycle: the verdict record and the write at their edges'
 
     it('a failed write after the pool progressed: no WriteRetrying Event, and its next look stays at its new grace deadline', async () => {
       // kills 878:89 (overdue still current → true), 882:9 (true; this.active || …), 882:24 (overdue still current → true)
-      const fx = new LifecycleFixture()
-      const held = heldWrites(fx)
-      fx.putPool('p', {ready: 'True'})
-      await fx.clock.advance(GRACE)
+      const {fx, held} = await markOut()
       held[0]!.fail(new ForbiddenError('denied by a webhook'))
       await fx.clock.advance(1_000)
       expect(held, 'the second attempt').to.have.length(2)

@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 import type {Lease} from '../../../../src/core/types.ts'
-import {GRACE, LifecycleFixture, heldWrites} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, LifecycleFixture, markOut} from '../../../support/lifecycle-fixture.ts'
 
 describe('controller lifecycle: requests at their edges', () => {
   it('a confirming read cut short by the end of leadership is no failure: nothing logged, nothing told to the sight', async () => {
@@ -65,10 +65,7 @@ describe('controller lifecycle: requests at their edges', () => {
   describe('a write of unknown outcome whose era ended', () => {
     /** p's write was out when leadership was lost; its answer is lost, and so is every read back. */
     async function eraEndedUnknown() {
-      const fx = new LifecycleFixture()
-      const held = heldWrites(fx)
-      fx.putPool('p', {ready: 'True'})
-      await fx.clock.advance(GRACE)
+      const {fx, held} = await markOut()
       fx.engine.setLeader(false)
       return {fx, held}
     }

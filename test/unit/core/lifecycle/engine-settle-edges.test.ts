@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 import type {Pool, PoolCondition} from '../../../../src/core/types.ts'
-import {GRACE, LifecycleFixture, heldWrites} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, markOut, type LifecycleFixture} from '../../../support/lifecycle-fixture.ts'
 
 /** Another replica's Unknown on p (its own lastTransitionTime), as the watch delivers it. */
 function theirMark(fx: LifecycleFixture): void {
@@ -21,10 +21,7 @@ function theirMark(fx: LifecycleFixture): void {
  * unsettled.
  */
 async function oursUnsettledUnderTheirs(lands = true) {
-  const fx = new LifecycleFixture()
-  const held = heldWrites(fx)
-  fx.putPool('p', {ready: 'True'})
-  await fx.clock.advance(GRACE)
+  const {fx, held} = await markOut()
   theirMark(fx)
   if (lands) held[0]!.land()
   fx.store.script.failNext('get', () => new Error('no answer within 5000 ms'))
@@ -108,10 +105,7 @@ describe('controller lifecycle: writes of unknown outcome at their edges', () =>
   })
 
   it('a write whose era ended is read back once when that read shows it did not land: nothing armed after', async () => {
-    const fx = new LifecycleFixture()
-    const held = heldWrites(fx)
-    fx.putPool('p', {ready: 'True'})
-    await fx.clock.advance(GRACE)
+    const {fx, held} = await markOut()
     fx.engine.setLeader(false)
     held[0]!.fail(new Error('no answer within 5000 ms'))
     await fx.clock.advance(0)
@@ -122,10 +116,7 @@ describe('controller lifecycle: writes of unknown outcome at their edges', () =>
   })
 
   it('close() arms no read back for a write of unknown outcome still waiting for its retry', async () => {
-    const fx = new LifecycleFixture()
-    const held = heldWrites(fx)
-    fx.putPool('p', {ready: 'True'})
-    await fx.clock.advance(GRACE)
+    const {fx, held} = await markOut()
     fx.store.script.failNext('get', () => new Error('no answer within 5000 ms'))
     held[0]!.fail(new Error('no answer within 5000 ms'))
     await fx.clock.advance(0)

@@ -8,7 +8,7 @@
 import {expect} from 'chai'
 import {parseMaxUnhealthy} from '../../../../src/core/lifecycle/mass-silence/max-unhealthy.ts'
 import type {Lease, Pool, PoolCondition} from '../../../../src/core/types.ts'
-import {GRACE, LifecycleFixture, gatedLimiter, heldWrites} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, LifecycleFixture, drainAround, gatedLimiter, heldWrites, markOut, renewUntil} from '../../../support/lifecycle-fixture.ts'
 
 /** Another replica's Unknown on p (the kind's reason, its own lastTransitionTime), as the watch delivers it. */
 function theirMark(fx: LifecycleFixture): void {
@@ -21,14 +21,6 @@ function theirMark(fx: LifecycleFixture): void {
 
 /** --max-unhealthy 2 with a window of ten grace periods and a hold of 1 s. */
 const BREAKER = {maxUnhealthy: parseMaxUnhealthy('2'), breakerWindowMs: 10 * GRACE, breakerHoldMs: 1_000}
-
-/** Renews the pools named every 5 s from now until `until` (ms on the fixture's clock). */
-async function renewUntil(fx: LifecycleFixture, names: readonly string[], until: number): Promise<void> {
-  while (fx.clock.monotonic() < until) {
-    await fx.advance(5_000)
-    for (const name of names) fx.renew(name, `r${fx.clock.monotonic()}`)
-  }
-}
 
 /**
  * m falls silent at 50 s and its write goes out (held); a, b and c fall silent at 110 s and trip the
@@ -146,10 +138,7 @@ describe('controller lifecycle: the survivors’ edges', () => {
 
   it('a new attempt started the instant a read back ends stays tracked: not stranded, and drain() waits for it', async () => {
     // kills 632:13 (`this.attempts.get(overdue) === attempt` → true: the read back's end forgot the newer attempt)
-    const fx = new LifecycleFixture()
-    const held = heldWrites(fx)
-    fx.putPool('p', {ready: 'True'})
-    await fx.clock.advance(GRACE)
+    const {fx, held} = await markOut()
     // Another replica's Unknown is seen while our write is out; ours lands over it unseen, its answer
     // is lost and the read back fails: p is Unknown to the engine, our write unsettled, retried in 1 s.
     theirMark(fx)
@@ -170,23 +159,14 @@ describe('controller lifecycle: the survivors’ edges', () => {
     expect(fx.marks.map((m) => m.name)).to.deep.equal(['p'])
     expect(held, 'the new attempt’s write is out').to.have.length(2)
     expect(fx.engine.strandedPools()).to.deep.equal([])
-    let drained = false
-    void fx.engine.drain().then(() => (drained = true))
-    await fx.clock.advance(0)
-    expect(drained, 'the write is out').to.equal(false)
-    held[1]!.answer(held[1]!.land())
-    await fx.clock.advance(0)
-    expect(drained).to.equal(true)
+    expect(await drainAround(fx, held[1]!), 'drain() waits for the write out').to.deep.equal({before: false, after: true})
     expect(fx.marks.map((m) => m.name), 'the new mark reported').to.deep.equal(['p', 'p'])
   })
 
   it('a pool that renews after a write of its old era was read back and found not to have landed is read back no more', async () => {
     // kills 451:12 (progressed()'s `else this.unsettledMarks.delete(name)` removed) and 447:63 (`parked?.unsettled
     // === true` → true, which keeps the settled write parked too): the read back armed at the era's end read it again
-    const fx = new LifecycleFixture()
-    const held = heldWrites(fx)
-    fx.putPool('p', {ready: 'True'})
-    await fx.clock.advance(GRACE)
+    const {fx, held} = await markOut()
     // The first write does not land, its answer is lost and its read back fails: unknown outcome, retried in 1 s.
     fx.store.script.failNext('get', () => new Error('no answer within 5000 ms'))
     held[0]!.fail(new Error('no answer within 5000 ms'))

@@ -5,7 +5,7 @@
 import {expect} from 'chai'
 import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
 import type {Lease} from '../../../../src/core/types.ts'
-import {GRACE, LifecycleFixture, heldWrites} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, LifecycleFixture, heldWrites, markOut} from '../../../support/lifecycle-fixture.ts'
 
 describe('controller lifecycle: the Unknown write at its edges', () => {
   it('while the write is out, the record says writing', async () => {
@@ -24,10 +24,7 @@ describe('controller lifecycle: the Unknown write at its edges', () => {
   })
 
   it('a second attempt whose answer is lost is not settled by the first attempt’s sighting: only the read back says', async () => {
-    const fx = new LifecycleFixture()
-    const held = heldWrites(fx)
-    fx.putPool('p', {ready: 'True'})
-    await fx.clock.advance(GRACE)
+    const {fx, held} = await markOut()
     // The first write lands; the watch shows it while it is out; its answer is lost: reported by the sighting.
     held[0]!.land()
     fx.deliver('p')

@@ -10,14 +10,11 @@ import {RequestLimiter} from '../../../../src/core/lifecycle/request-limiter.ts'
 import {Sight, sightTimings} from '../../../../src/core/lifecycle/sight/sight.ts'
 import {FakeClock} from '../../../support/fake-clock.ts'
 import {FakeLogger} from '../../../support/fake-logger.ts'
-import {GRACE, LifecycleFixture, heldWrites} from '../../../support/lifecycle-fixture.ts'
+import {GRACE, LifecycleFixture, heldWrites, markOut} from '../../../support/lifecycle-fixture.ts'
 
 /** Pool p fell due at GRACE and its Ready=Unknown write was sent, held by the test. */
 async function poolDueWithItsWriteHeld() {
-  const fx = new LifecycleFixture()
-  const held = heldWrites(fx)
-  fx.putPool('p', {ready: 'True'})
-  await fx.clock.advance(GRACE)
+  const {fx, held} = await markOut()
   return {fx, held}
 }
 
