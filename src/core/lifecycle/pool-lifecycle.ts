@@ -622,6 +622,11 @@ export class PoolLifecycle {
       this.settleTimers.delete(cancel)
       this.settlingLater.delete(overdue)
       if (this.closed || this.unsettledMarks.get(name) !== overdue) return
+      // A read out when the era ended may have settled it since (found not landed): nothing to read back.
+      if (overdue.unsettled !== true) {
+        this.unsettledMarks.delete(name)
+        return
+      }
       void this.settle(name, overdue).then((landed) => {
         if (landed) return
         if (overdue.unsettled === true) this.settleLater(name, overdue, tries + 1)

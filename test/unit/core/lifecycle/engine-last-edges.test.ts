@@ -224,6 +224,25 @@ describe('controller lifecycle: the last edges', () => {
     expect(fx.marks).to.deep.equal([])
   })
 
+  it('a write of unknown outcome whose era ends while it is read back, the read finding it not landed, is read back no more', async () => {
+    // The era's end armed a read back a second on; the read out found the pool without our mark: nothing is left to settle.
+    const {fx, held} = await markOut()
+    let gets = 0
+    let answerRead: (pool: Pool | undefined) => void = () => {}
+    fx.store.get = (name: string) => (++gets === 1 ? new Promise<Pool | undefined>((resolve) => (answerRead = resolve)) : Promise.resolve(fx.store.peek(name)))
+    // The write does not land and its answer is lost: it is read back.
+    held[0]!.fail(new Error('no answer within 5000 ms'))
+    await fx.clock.advance(0)
+    expect(gets, 'the read back is out').to.equal(1)
+    fx.engine.setLeader(false)
+    answerRead(fx.store.peek('p'))
+    await fx.clock.advance(0)
+    await fx.clock.advance(10_000)
+    expect(gets, 'not read again').to.equal(1)
+    expect(fx.marks).to.deep.equal([])
+    expect(fx.engine['unsettledMarks'].has('p'), 'nothing of it kept').to.equal(false)
+  })
+
   it('a pool its zone holds is held since its zone tripped; held by its zone and the fleet, since the earlier trip', async () => {
     // A zone-held pool's record said the fleet breaker's last trip, 1970 when it never tripped (mutant 515 showed it).
     // 50 %: zone a (4 pools) trips with 3 silent; the fleet (a's 4 and 8 pools of no zone) with 7.
