@@ -8,14 +8,13 @@
  *
  *   npm run bench:relist [-- --leases=20000 --relists=3]
  */
-import {CoordinationV1Api, KubeConfig, type V1Lease} from '@kubernetes/client-node'
+import {KubeConfig} from '@kubernetes/client-node'
 import {watchGapToleranceMs} from '../src/app/kind-controller.ts'
-import {formatMicroTime} from '../src/core/conditions.ts'
 import {POOL_KINDS} from '../src/core/pool-kinds.ts'
-import type {LeaseSpec} from '../src/core/types.ts'
 import {createLeaseCache} from '../src/kube/watch/caches/resource-caches.ts'
 import {parseArgs, positiveInt} from './support/args.ts'
-import {forEachLimit, pollUntil} from './support/limit.ts'
+import {seedLeasesInEtcd} from './support/etcd-seed.ts'
+import {pollUntil} from './support/limit.ts'
 import {progress, startBenchPlane} from './support/plane.ts'
 import {quietLogger} from './support/quiet.ts'
 import {fmt, printTable} from './support/table.ts'
@@ -35,13 +34,8 @@ const stop = new AbortController()
 try {
   const kc = new KubeConfig()
   kc.loadFromFile(plane.adminKubeconfig)
-  const coordination = kc.makeApiClient(CoordinationV1Api)
-  progress(`creating ${fmt(count)} Leases in ${namespace}`)
-  const names = Array.from({length: count}, (_, i) => `pool-${i}`)
-  const now = formatMicroTime(new Date())
-  // Strings with six fractional digits pass client-node's serialiser untouched (as in bench/support/seed.ts).
-  const spec: LeaseSpec = {holderIdentity: 'bench', leaseDurationSeconds: 40, renewTime: now}
-  await forEachLimit(names, 32, (name) => coordination.createNamespacedLease({namespace, body: {metadata: {name, namespace}, spec: spec as V1Lease['spec']}}))
+  progress(`writing ${fmt(count)} Leases in ${namespace} into etcd`)
+  await seedLeasesInEtcd(plane, kind, Array.from({length: count}, (_, i) => `pool-${i}`))
   const health: string[] = []
   const lists: {reason: string; startedAt: number}[] = []
   const cache = createLeaseCache(kc, kind, {logger: quietLogger, gapToleranceMs: toleranceMs, observer: () => ({relist: (reason) => lists.push({reason, startedAt: performance.now()})})})

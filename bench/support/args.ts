@@ -43,3 +43,9 @@ export function nodeFlagsArg(value: string): string[] | undefined {
   if (value === 'none') return []
   return nodeFlagWords(value, `--node-flags=${value}`)
 }
+
+/** A flag that takes one of a few words. */
+export function oneOf<const W extends string>(flag: string, value: string, words: readonly W[]): W {
+  if (!(words as readonly string[]).includes(value)) throw new Error(`--${flag}=${value}: want one of ${words.join(', ')}`)
+  return value as W
+}

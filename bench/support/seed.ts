@@ -27,19 +27,27 @@ export async function seedPools(kubeConfig: KubeConfig, kind: PoolKind, names: r
       await api.request('POST', `/apis/${group}/${version}/${plural}`, {apiVersion: `${group}/${version}`, kind: kind.kind, metadata: {name}, spec: {}}, JSON_TYPE)
       const now = new Date()
       await setReady(api, kind, name, now)
-      const spec: LeaseSpec = {holderIdentity: `${name}_bench`, leaseDurationSeconds: 40, acquireTime: formatMicroTime(now), renewTime: formatMicroTime(now)}
-      await api.request('POST', `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`, {apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: {name, namespace}, spec}, JSON_TYPE)
+      await api.request('POST', `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`, {apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: {name, namespace}, spec: benchLeaseSpec(name, now)}, JSON_TYPE)
     })
   } finally {
     api.close()
   }
 }
 
+/** The Lease a bench's pool holds, renewed at `now`. */
+export function benchLeaseSpec(name: string, now: Date): LeaseSpec {
+  return {holderIdentity: `${name}_bench`, leaseDurationSeconds: 40, acquireTime: formatMicroTime(now), renewTime: formatMicroTime(now)}
+}
+
+/** Ready=True as the pool's poollet writes it. */
+export function readyCondition(kind: PoolKind, now: Date): object {
+  return {type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: kind.readyMessage, observedGeneration: 1, lastUpdateTime: formatTime(now), lastTransitionTime: formatTime(now)}
+}
+
 /** Sets the pool's Ready=True, as its poollet does when it comes back (a bench revives its dead pools so). */
 async function setReady(api: KeepAliveApi, kind: PoolKind, name: string, now: Date): Promise<void> {
   const {group, version, plural} = kind
-  const ready = {type: 'Ready', status: 'True', reason: 'HeartbeatReceived', message: kind.readyMessage, observedGeneration: 1, lastUpdateTime: formatTime(now), lastTransitionTime: formatTime(now)}
-  await api.request('PATCH', `/apis/${group}/${version}/${plural}/${encodeURIComponent(name)}/status`, {status: {conditions: [ready]}}, MERGE_PATCH)
+  await api.request('PATCH', `/apis/${group}/${version}/${plural}/${encodeURIComponent(name)}/status`, {status: {conditions: [readyCondition(kind, now)]}}, MERGE_PATCH)
 }
 
 /** Sets these pools Ready=True again, with bounded concurrency. */
