@@ -34,8 +34,9 @@ const stop = new AbortController()
 try {
   const kc = new KubeConfig()
   kc.loadFromFile(plane.adminKubeconfig)
-  progress(`writing ${fmt(count)} Leases in ${namespace} into etcd`)
+  const seedStart = performance.now()
   await seedLeasesInEtcd(plane, kind, Array.from({length: count}, (_, i) => `pool-${i}`))
+  progress(`wrote ${fmt(count)} Leases in ${namespace} into etcd in ${fmt((performance.now() - seedStart) / 1000, 1)} s`)
   const health: string[] = []
   const lists: {reason: string; startedAt: number}[] = []
   const cache = createLeaseCache(kc, kind, {logger: quietLogger, gapToleranceMs: toleranceMs, observer: () => ({relist: (reason) => lists.push({reason, startedAt: performance.now()})})})
