@@ -37,6 +37,15 @@ What the group may do, and what narrows it to one pool:
   username. The poollet of \`p1\` can renew Lease \`p1\`, patch \`p1\`'s status and record Events about
   \`p1\`, and is refused (403, naming user and object) for \`p2\`'s.
 
+  Right after \`kubectl apply\`, RBAC holds at once but the policy does not: kube-apiserver loads a
+  ValidatingAdmissionPolicy and its binding through its own informer some time later (the project's
+  fresh-clone runs saw such a write admitted right after the apply), and until then a poollet's write
+  to another pool is admitted by RBAC alone. Install \`deploy/policies/\` before the poollets get their
+  identities, or check that the policy is in force before trusting it: a server-side dry run as one
+  poollet against another's pool is refused once it is loaded,
+  \`kubectl patch ${machine.plural.replace(/s$/, '')} p2 --subresource=status --type=merge -p '{"status":{}}' --dry-run=server --as=${machine.poolletUserPrefix}p1 --as-group=${machine.poolletGroup}\`
+  (test/integration/deploy/access.test.ts waits for exactly that refusal before probing its matrix).
+
 ## Giving a poollet its identity
 
 Two ways, as with IronCore's own poollets and the kubelet.
