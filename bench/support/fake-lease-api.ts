@@ -59,6 +59,8 @@ function pool(kind: PoolKind, name: string, rv: string) {
 
 /** How long the reader may leave the stream's buffer full before the bench gives up on it. */
 const DRAIN_TIMEOUT_MS = 30_000
+/** kube-apiserver's bookmark period. */
+const BOOKMARK_EVERY_MS = 60_000
 
 /**
  * Resolves when the reader has taken the buffered bytes; rejects if it closed the stream or took
@@ -228,7 +230,7 @@ export class FakeLeaseApi {
       return json(200, {kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: [{name: plural, singularName: '', namespaced: false, kind: this.kind.kind, verbs: ['get', 'list', 'watch']}, {name: `${plural}/status`, singularName: '', namespaced: false, kind: this.kind.kind, verbs: ['get', 'patch', 'update']}]})
     }
     if (url.pathname === `/apis/${group}/${version}/${plural}`) {
-      if (watch) return this.hold(res)
+      if (watch) return this.hold(res, url, {apiVersion: `${group}/${version}`, kind: this.kind.kind})
       // Paginated as a real server does: 100k pools in one answer would be past any client's cap.
       const limit = Number(url.searchParams.get('limit') ?? 0)
       const from = Number(url.searchParams.get('continue') ?? 0)
@@ -238,7 +240,7 @@ export class FakeLeaseApi {
     }
     if (url.pathname === `/apis/coordination.k8s.io/v1/namespaces/${leaseNamespace}/leases`) {
       if (watch) {
-        this.hold(res)
+        this.hold(res, url, {apiVersion: 'coordination.k8s.io/v1', kind: 'Lease'})
         this.leaseWatch = res
         res.once('close', () => {
           if (this.leaseWatch === res) this.leaseWatch = undefined
@@ -258,10 +260,19 @@ export class FakeLeaseApi {
     json(404, {kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `${url.pathname} not found`, reason: 'NotFound', code: 404, details: {}, metadata: {}})
   }
 
-  private hold(res: ServerResponse): void {
+  /**
+   * Holds a watch stream open. Asked for bookmarks, it sends one a minute, as kube-apiserver does: a
+   * quiet watch (the pools', which see no event here) would otherwise trip the controller's two-minute
+   * watchdog, a restart and a short blind spell a real server never causes.
+   */
+  private hold(res: ServerResponse, url: URL, type: {apiVersion: string; kind: string}): void {
     res.writeHead(200, {'content-type': 'application/json', 'transfer-encoding': 'chunked'})
     res.flushHeaders()
     this.held.add(res)
-    res.once('close', () => this.held.delete(res))
+    const bookmarks = url.searchParams.get('allowWatchBookmarks') === 'true' ? setInterval(() => res.write(`${JSON.stringify({type: 'BOOKMARK', object: {...type, metadata: {resourceVersion: String(this.rv)}}})}\n`), BOOKMARK_EVERY_MS) : undefined
+    res.once('close', () => {
+      clearInterval(bookmarks)
+      this.held.delete(res)
+    })
   }
 }

@@ -99,4 +99,84 @@ describe('DeadlineQueue', () => {
     await clock.advance(5000)
     expect(batches).to.deep.equal([{at: t0 + 3000, keys: ['c']}])
   })
+
+  describe('a deadline moved later is moved in the heap only when it comes up', () => {
+    it('moved later and then earlier than it first was: handed over at the last one set', async () => {
+      const {clock, queue, batches, t0} = setup()
+      queue.set('a', t0 + 2000)
+      queue.set('a', t0 + 5000)
+      queue.set('a', t0 + 1000)
+      expect(queue.get('a')).to.equal(t0 + 1000)
+      await clock.advance(6000)
+      expect(batches).to.deep.equal([{at: t0 + 1000, keys: ['a']}])
+    })
+
+    it('moved later twice and back between: handed over at the last one set, not at the first or the highest', async () => {
+      const {clock, queue, batches, t0} = setup()
+      queue.set('a', t0 + 1000)
+      queue.set('a', t0 + 5000)
+      queue.set('a', t0 + 3000)
+      expect(queue.get('a')).to.equal(t0 + 3000)
+      await clock.advance(6000)
+      expect(batches).to.deep.equal([{at: t0 + 3000, keys: ['a']}])
+    })
+
+    it('moved later, then deleted: never handed over, and no timer left', async () => {
+      const {clock, queue, batches, t0} = setup()
+      queue.set('a', t0 + 1000)
+      queue.set('a', t0 + 5000)
+      expect(queue.delete('a')).to.equal(true)
+      expect(queue.get('a')).to.equal(undefined)
+      await clock.advance(6000)
+      expect(batches).to.deep.equal([])
+      expect(clock.pending).to.equal(0)
+    })
+
+    it('moved later, then cleared, then set again: handed over at the new deadline only', async () => {
+      const {clock, queue, batches, t0} = setup()
+      queue.set('a', t0 + 1000)
+      queue.set('a', t0 + 5000)
+      queue.clear()
+      queue.set('a', t0 + 2000)
+      await clock.advance(6000)
+      expect(batches).to.deep.equal([{at: t0 + 2000, keys: ['a']}])
+    })
+
+    it('agrees with a plain map of deadlines over 5,000 random steps: every key handed over once, at its deadline', async () => {
+      const {clock, queue, batches} = setup()
+      // A small LCG: the same steps every run.
+      let seed = 12345
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+      const model = new Map<string, number>()
+      const handed: {at: number; keys: string[]}[] = []
+      for (let step = 0; step < 5000; step++) {
+        const key = `k${Math.floor(random() * 50)}`
+        const roll = random()
+        const now = clock.monotonic()
+        if (roll < 0.6) {
+          const at = now + Math.floor(random() * 3000)
+          queue.set(key, at)
+          model.set(key, at)
+        } else if (roll < 0.7) {
+          expect(queue.delete(key)).to.equal(model.delete(key))
+        } else {
+          const until = now + Math.floor(random() * 500)
+          // The model's keys due up to `until`, grouped by deadline: what the queue must hand over.
+          const due = [...model].filter(([, at]) => at <= until).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
+          for (const [k, at] of due) {
+            const last = handed.at(-1)
+            const when = Math.max(at, now)
+            if (last?.at === when) last.keys.push(k)
+            else handed.push({at: when, keys: [k]})
+            model.delete(k)
+          }
+          await clock.advance(until - now)
+        }
+        expect(queue.get(key)).to.equal(model.get(key))
+      }
+      expect(batches.length).to.be.greaterThan(100)
+      expect(batches).to.deep.equal(handed.map((b) => ({at: b.at, keys: [...b.keys].sort()})))
+      expect(queue.size).to.equal(model.size)
+    })
+  })
 })
