@@ -101,6 +101,17 @@ describe('DeadlineQueue', () => {
   })
 
   describe('a deadline moved later is moved in the heap only when it comes up', () => {
+    it('a later deadline is written down: the heap keeps the earlier one until it comes up', async () => {
+      const {clock, queue, batches, t0} = setup()
+      queue.set('a', t0 + 1000)
+      queue.set('a', t0 + 5000)
+      expect(queue.get('a')).to.equal(t0 + 5000)
+      expect(queue['heap'].get('a'), 'not moved in the heap').to.equal(t0 + 1000)
+      await clock.advance(1000)
+      expect(queue['heap'].get('a'), 'moved when it came up').to.equal(t0 + 5000)
+      expect(batches).to.deep.equal([])
+    })
+
     it('moved later and then earlier than it first was: handed over at the last one set', async () => {
       const {clock, queue, batches, t0} = setup()
       queue.set('a', t0 + 2000)
@@ -137,6 +148,7 @@ describe('DeadlineQueue', () => {
       queue.set('a', t0 + 1000)
       queue.set('a', t0 + 5000)
       queue.clear()
+      expect(queue.get('a'), 'nothing kept of it').to.equal(undefined)
       queue.set('a', t0 + 2000)
       await clock.advance(6000)
       expect(batches).to.deep.equal([{at: t0 + 2000, keys: ['a']}])
