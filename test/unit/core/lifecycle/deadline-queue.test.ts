@@ -112,25 +112,20 @@ describe('DeadlineQueue', () => {
       expect(batches).to.deep.equal([])
     })
 
-    it('moved later and then earlier than it first was: handed over at the last one set', async () => {
-      const {clock, queue, batches, t0} = setup()
-      queue.set('a', t0 + 2000)
-      queue.set('a', t0 + 5000)
-      queue.set('a', t0 + 1000)
-      expect(queue.get('a')).to.equal(t0 + 1000)
-      await clock.advance(6000)
-      expect(batches).to.deep.equal([{at: t0 + 1000, keys: ['a']}])
-    })
-
-    it('moved later twice and back between: handed over at the last one set, not at the first or the highest', async () => {
-      const {clock, queue, batches, t0} = setup()
-      queue.set('a', t0 + 1000)
-      queue.set('a', t0 + 5000)
-      queue.set('a', t0 + 3000)
-      expect(queue.get('a')).to.equal(t0 + 3000)
-      await clock.advance(6000)
-      expect(batches).to.deep.equal([{at: t0 + 3000, keys: ['a']}])
-    })
+    const moves: {name: string; sets: number[]}[] = [
+      {name: 'moved later and then earlier than it first was', sets: [2000, 5000, 1000]},
+      {name: 'moved later twice and back between (not at the first or the highest)', sets: [1000, 5000, 3000]},
+    ]
+    for (const {name, sets} of moves) {
+      it(`${name}: handed over at the last one set`, async () => {
+        const {clock, queue, batches, t0} = setup()
+        for (const at of sets) queue.set('a', t0 + at)
+        const last = t0 + sets.at(-1)!
+        expect(queue.get('a')).to.equal(last)
+        await clock.advance(6000)
+        expect(batches).to.deep.equal([{at: last, keys: ['a']}])
+      })
+    }
 
     it('moved later, then deleted: never handed over, and no timer left', async () => {
       const {clock, queue, batches, t0} = setup()
