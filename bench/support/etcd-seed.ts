@@ -91,6 +91,7 @@ export async function seedPoolsInEtcd(plane: {etcdUrl: string; request: Get}, ki
 
 /** Leases alone (no pools), held by the bench and renewed now; resolves once kube-apiserver lists them all. */
 export async function seedLeasesInEtcd(plane: {etcdUrl: string; request: Get}, kind: PoolKind, names: readonly string[]): Promise<void> {
-  await put(plane.etcdUrl, names.map((name) => storedLease(kind, name, new Date())))
+  const now = new Date()
+  await put(plane.etcdUrl, names.map((name) => storedLease(kind, name, now)))
   await waitUntilListed(plane.request.bind(plane), `/apis/coordination.k8s.io/v1/namespaces/${kind.leaseNamespace}/leases`, names.length)
 }

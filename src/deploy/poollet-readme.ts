@@ -43,7 +43,7 @@ What the group may do, and what narrows it to one pool:
   to another pool is admitted by RBAC alone. Install \`deploy/policies/\` before the poollets get their
   identities, or check that the policy is in force before trusting it: a server-side dry run as one
   poollet against another's pool is refused once it is loaded,
-  \`kubectl patch ${machine.plural.replace(/s$/, '')} p2 --subresource=status --type=merge -p '{"status":{}}' --dry-run=server --as=${machine.poolletUserPrefix}p1 --as-group=${machine.poolletGroup}\`
+  \`kubectl patch ${machine.plural} p2 --subresource=status --type=merge -p '{"status":{}}' --dry-run=server --as=${machine.poolletUserPrefix}p1 --as-group=${machine.poolletGroup}\`
   (test/integration/deploy/access.test.ts waits for exactly that refusal before probing its matrix).
 
 ## Giving a poollet its identity

@@ -122,6 +122,13 @@ describe('x509: readCsr on requests the CSR cases do not craft', function () {
     expect(facts.extensions).to.deep.equal(['an empty extension request', 'an unparsable extension request'])
   })
 
+  it('a subject alternative name extension whose value does not parse is named `unparsable`, not a crash', async () => {
+    // ASN.1 NULL where the GeneralNames SEQUENCE belongs. (An ediPartyName, DER written by hand, reads
+    // `unparsable` too: @peculiar's parser takes none, so the `other` name is unreached.)
+    const facts = await read((await request([new x509.Extension('2.5.29.17', false, new Uint8Array([0x05, 0x00]))])).toString('pem'))
+    expect(facts.extensions).to.deep.equal(['subjectAltName (unparsable)'])
+  })
+
   it('a public key node:crypto cannot read is named by its algorithm OID, and its signature does not verify', async () => {
     const csr = AsnConvert.parse(Buffer.from((await request()).rawData), CertificationRequest)
     csr.certificationRequestInfo.subjectPKInfo.subjectPublicKey = new Uint8Array([0x04, 0x01, 0x02]).buffer
